@@ -1,0 +1,7 @@
+//! Qilin, a UCI chess engine. See README.md for the architecture.
+
+pub mod engine;
+pub mod game;
+pub mod perft;
+pub mod search;
+pub mod uci;

@@ -1,0 +1,77 @@
+//! Command line: UCI mode by default, or a one-shot subcommand.
+
+use qilin::{engine, perft};
+use shakmaty::CastlingMode;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+
+const USAGE: &str = "\
+usage: qilin                                  UCI mode (the default)
+       qilin perft <depth> [<fen>] [--threads N] [--chess960]
+       qilin --help | --version";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        None => {
+            qilin::uci::run();
+            ExitCode::SUCCESS
+        }
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Some("-V" | "--version") => {
+            println!("{}", engine::NAME);
+            ExitCode::SUCCESS
+        }
+        Some("perft") => run_perft(&args[1..]),
+        Some(other) => {
+            eprintln!("qilin: unknown command '{other}'\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_perft(args: &[String]) -> ExitCode {
+    let mut threads = 1;
+    let mut mode = CastlingMode::Standard;
+    let mut rest = Vec::new();
+    let mut iter = args.iter();
+    while let Some(a) = iter.next() {
+        match a.as_str() {
+            "--threads" => match iter.next().and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if (1..=256).contains(&n) => threads = n,
+                _ => return usage_error("--threads takes a number 1..256"),
+            },
+            "--chess960" => mode = CastlingMode::Chess960,
+            _ => rest.push(a.as_str()),
+        }
+    }
+    let Some((depth, fen)) = rest.split_first() else {
+        return usage_error("perft needs a depth");
+    };
+    let Some(depth) = depth.parse::<u32>().ok().filter(|d| (1..=64).contains(d)) else {
+        return usage_error("perft depth must be 1..64");
+    };
+    let game = if fen.is_empty() {
+        qilin::game::Game::new(shakmaty::Chess::default(), mode)
+    } else {
+        match qilin::game::Game::from_fen(&fen.join(" "), mode) {
+            Ok(g) => g,
+            Err(e) => return usage_error(&e.to_string()),
+        }
+    };
+    let pool = engine::thread_pool(threads);
+    let stop = AtomicBool::new(false);
+    match perft::report(game.position(), depth, mode, Some(&pool), &stop) {
+        Some(lines) => lines.iter().for_each(|l| println!("{l}")),
+        None => return ExitCode::FAILURE,
+    }
+    ExitCode::SUCCESS
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("qilin: {message}\n{USAGE}");
+    ExitCode::from(2)
+}

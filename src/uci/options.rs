@@ -1,0 +1,174 @@
+//! The UCI options: their declarations and the checked setting of values.
+
+/// The values of every option, as the engine uses them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub ponder: bool,
+    pub move_overhead_ms: u64,
+    pub chess960: bool,
+    pub show_wdl: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            ponder: false,
+            move_overhead_ms: 10,
+            chess960: false,
+            show_wdl: false,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Check(bool),
+    Spin { default: u64, min: u64, max: u64 },
+    Button,
+}
+
+/// Option names as declared; `setoption` matches them case-insensitively.
+const DECLARED: [(&str, Kind); 8] = [
+    ("Hash", Kind::Spin { default: 16, min: 1, max: 65536 }),
+    ("Threads", Kind::Spin { default: 1, min: 1, max: 256 }),
+    ("MultiPV", Kind::Spin { default: 1, min: 1, max: 256 }),
+    ("Ponder", Kind::Check(false)),
+    ("Move Overhead", Kind::Spin { default: 10, min: 0, max: 5000 }),
+    ("Clear Hash", Kind::Button),
+    ("UCI_Chess960", Kind::Check(false)),
+    ("UCI_ShowWDL", Kind::Check(false)),
+];
+
+/// What a successful `setoption` asks the engine to do besides storing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    Hash,
+    Threads,
+    ClearHash,
+    Chess960,
+    Other,
+}
+
+impl Options {
+    /// The `option …` lines of the `uci` handshake.
+    pub fn declarations() -> Vec<String> {
+        DECLARED
+            .iter()
+            .map(|(name, kind)| match kind {
+                Kind::Check(d) => format!("option name {name} type check default {d}"),
+                Kind::Spin { default, min, max } => {
+                    format!("option name {name} type spin default {default} min {min} max {max}")
+                }
+                Kind::Button => format!("option name {name} type button"),
+            })
+            .collect()
+    }
+
+    /// Sets an option from `setoption`; on error nothing changes and the
+    /// message names the problem.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, String> {
+        let Some((declared, kind)) = DECLARED
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        else {
+            return Err(format!("no such option: {name}"));
+        };
+        let value = value.unwrap_or("").trim();
+        match *kind {
+            Kind::Button => {
+                // Only `Clear Hash` is a button.
+                Ok(Change::ClearHash)
+            }
+            Kind::Check(_) => {
+                let on = match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(format!(
+                            "invalid value for {declared}: '{value}' (expected true or false)"
+                        ));
+                    }
+                };
+                match *declared {
+                    "Ponder" => self.ponder = on,
+                    "UCI_Chess960" => {
+                        self.chess960 = on;
+                        return Ok(Change::Chess960);
+                    }
+                    _ => self.show_wdl = on,
+                }
+                Ok(Change::Other)
+            }
+            Kind::Spin { min, max, .. } => {
+                let v = match value.parse::<u64>() {
+                    Ok(v) if (min..=max).contains(&v) => v,
+                    _ => {
+                        return Err(format!(
+                            "invalid value for {declared}: '{value}' (expected an integer {min}..{max})"
+                        ));
+                    }
+                };
+                // Every spin range fits in usize on the platforms Rust supports.
+                let n = v as usize;
+                match *declared {
+                    "Hash" => {
+                        self.hash_mb = n;
+                        Ok(Change::Hash)
+                    }
+                    "Threads" => {
+                        self.threads = n;
+                        Ok(Change::Threads)
+                    }
+                    "MultiPV" => {
+                        self.multipv = n;
+                        Ok(Change::Other)
+                    }
+                    _ => {
+                        self.move_overhead_ms = v;
+                        Ok(Change::Other)
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_defaults_match_the_values() {
+        let d = Options::default();
+        let lines = Options::declarations();
+        assert!(lines.contains(&"option name Hash type spin default 16 min 1 max 65536".into()));
+        assert!(lines.contains(&"option name Move Overhead type spin default 10 min 0 max 5000".into()));
+        assert_eq!(d.hash_mb, 16);
+        assert_eq!(d.move_overhead_ms, 10);
+    }
+
+    #[test]
+    fn names_are_case_insensitive_and_bad_values_change_nothing() {
+        let mut o = Options::default();
+        assert_eq!(o.set("hash", Some("128")), Ok(Change::Hash));
+        assert_eq!(o.hash_mb, 128);
+        assert!(o.set("Hash", Some("0")).is_err());
+        assert!(o.set("Hash", Some("12x")).is_err());
+        assert!(o.set("Hash", None).is_err());
+        assert_eq!(o.hash_mb, 128);
+        assert_eq!(o.set("move overhead", Some("100")), Ok(Change::Other));
+        assert_eq!(o.move_overhead_ms, 100);
+        assert_eq!(o.set("uci_chess960", Some("TRUE")), Ok(Change::Chess960));
+        assert!(o.chess960);
+        assert_eq!(
+            o.set("Syzygy", Some("x")),
+            Err("no such option: Syzygy".to_string())
+        );
+    }
+}

@@ -1,0 +1,463 @@
+//! The front between the GUI and the engine: normalises a raw line, parses it
+//! with vampirc-uci where that crate is reliable, and reads the fields it gets
+//! wrong from the raw tokens itself.
+//!
+//! vampirc-uci's faults, each covered by a regression test:
+//! - it panics on a `go` line with trailing whitespace and on `depth`, `mate`
+//!   or `movestogo` above 255 (caught, never reached: values come from tokens);
+//! - it drops `ponder` when time fields come with it;
+//! - it drops every move after a double space, and cuts the move list at a bad
+//!   token (`a7a8k` becomes `a7a8`), so `position` is read from the tokens;
+//! - it takes `position startpos e2e4` as `startpos` and ignores trailing junk;
+//! - it keeps `<empty>` literally and keeps trailing spaces in option values;
+//! - it does not know `d`, `perft`, `go perft`, `bench`, `help`, FENs without
+//!   counters or Shredder castling.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use vampirc_uci::UciMessage;
+
+/// A command the engine executes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Uci,
+    Debug(bool),
+    IsReady,
+    Register,
+    UciNewGame,
+    Position(PositionSpec),
+    SetOption { name: String, value: Option<String> },
+    Go(GoParams),
+    Stop,
+    PonderHit,
+    Quit,
+    /// `d`: the board, its FEN and key, and the rule status.
+    Display,
+    /// `perft N` and `go perft N`.
+    Perft(u32),
+    /// `bench [depth]`.
+    Bench(Option<u32>),
+    Help,
+}
+
+/// `position startpos|fen <FEN> [moves …]`: the moves are checked against the
+/// position when the game is set up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PositionSpec {
+    /// `None` for `startpos`.
+    pub fen: Option<String>,
+    pub moves: Vec<String>,
+}
+
+/// The fields of `go`. Times are in milliseconds; a negative clock reads as 0.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoParams {
+    pub searchmoves: Vec<String>,
+    pub ponder: bool,
+    pub wtime: Option<u64>,
+    pub btime: Option<u64>,
+    pub winc: Option<u64>,
+    pub binc: Option<u64>,
+    pub movestogo: Option<u64>,
+    pub depth: Option<u64>,
+    pub nodes: Option<u64>,
+    pub mate: Option<u64>,
+    pub movetime: Option<u64>,
+    pub infinite: bool,
+}
+
+/// What one input line comes to: a command to execute (or none), and the
+/// errors to report for what was rejected. A line that is executed in part
+/// (a `go` with a malformed field) has both.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Parsed {
+    pub command: Option<Command>,
+    pub errors: Vec<String>,
+}
+
+impl Parsed {
+    fn ok(command: Command) -> Parsed {
+        Parsed {
+            command: Some(command),
+            errors: Vec::new(),
+        }
+    }
+
+    fn error(message: String) -> Parsed {
+        Parsed {
+            command: None,
+            errors: vec![message],
+        }
+    }
+}
+
+/// Collapses every run of whitespace or control characters (tabs, `\r`, NUL…)
+/// into one space and trims the ends.
+pub fn normalise(line: &str) -> String {
+    line.split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Parses one line a GUI or a person sent.
+pub fn parse(line: &str) -> Parsed {
+    let normalised = normalise(line);
+    let tokens: Vec<&str> = normalised.split(' ').filter(|t| !t.is_empty()).collect();
+    let Some(first) = tokens.first() else {
+        return Parsed::default();
+    };
+    let keyword = first.to_ascii_lowercase();
+    let args = &tokens[1..];
+    match keyword.as_str() {
+        "uci" | "isready" | "ucinewgame" | "stop" | "ponderhit" | "quit" | "register" => {
+            simple(&keyword)
+        }
+        "debug" => match args.first().map(|a| a.to_ascii_lowercase()).as_deref() {
+            Some("on") => Parsed::ok(Command::Debug(true)),
+            Some("off") => Parsed::ok(Command::Debug(false)),
+            _ => Parsed::error(format!("debug expects on or off: {normalised}")),
+        },
+        "setoption" => parse_setoption(args),
+        "position" => parse_position(args),
+        "go" => parse_go(args),
+        "d" => Parsed::ok(Command::Display),
+        "perft" => parse_perft(args),
+        "bench" => match args.first() {
+            None => Parsed::ok(Command::Bench(None)),
+            Some(t) => match parse_number(t, "bench depth", 1, 64) {
+                Ok(d) => Parsed::ok(Command::Bench(Some(d as u32))),
+                Err(e) => Parsed::error(e),
+            },
+        },
+        "help" => Parsed::ok(Command::Help),
+        // Arena's auto-detection sends `xboard` first: stay silent, as
+        // nothing may be printed before `uci`.
+        "xboard" => Parsed::default(),
+        _ => Parsed::error(format!("unknown command: {normalised}")),
+    }
+}
+
+/// Commands without arguments go through vampirc-uci, which knows them
+/// well; anything after the keyword is ignored, as Stockfish does.
+fn simple(keyword: &str) -> Parsed {
+    let command = match library_parse(keyword) {
+        Some(UciMessage::Uci) => Command::Uci,
+        Some(UciMessage::IsReady) => Command::IsReady,
+        Some(UciMessage::UciNewGame) => Command::UciNewGame,
+        Some(UciMessage::Stop) => Command::Stop,
+        Some(UciMessage::PonderHit) => Command::PonderHit,
+        Some(UciMessage::Quit) => Command::Quit,
+        Some(UciMessage::Register { .. }) => Command::Register,
+        // `register` alone is not valid UCI; it is harmless to accept.
+        _ if keyword == "register" => Command::Register,
+        _ => return Parsed::error(format!("unknown command: {keyword}")),
+    };
+    Parsed::ok(command)
+}
+
+/// vampirc-uci on one normalised line, with its panics caught.
+fn library_parse(line: &str) -> Option<UciMessage> {
+    match catch_unwind(AssertUnwindSafe(|| vampirc_uci::parse_one(line))) {
+        Ok(UciMessage::Unknown(..)) | Err(_) => None,
+        Ok(message) => Some(message),
+    }
+}
+
+fn parse_setoption(args: &[&str]) -> Parsed {
+    if !args.first().is_some_and(|t| t.eq_ignore_ascii_case("name")) {
+        return Parsed::error("setoption expects: setoption name <name> [value <value>]".into());
+    }
+    let rest = &args[1..];
+    let value_at = rest.iter().position(|t| t.eq_ignore_ascii_case("value"));
+    let (name_tokens, value) = match value_at {
+        Some(i) => {
+            let value = rest[i + 1..].join(" ");
+            let value = if value == "<empty>" { String::new() } else { value };
+            (&rest[..i], Some(value))
+        }
+        None => (rest, None),
+    };
+    if name_tokens.is_empty() {
+        return Parsed::error("setoption without an option name".into());
+    }
+    Parsed::ok(Command::SetOption {
+        name: name_tokens.join(" "),
+        value,
+    })
+}
+
+fn parse_position(args: &[&str]) -> Parsed {
+    let moves_at = args.iter().position(|t| t.eq_ignore_ascii_case("moves"));
+    let (setup, moves) = match moves_at {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let fen = match setup.split_first() {
+        Some((kind, rest)) if kind.eq_ignore_ascii_case("startpos") => {
+            if let Some(extra) = rest.first() {
+                return Parsed::error(format!(
+                    "unexpected '{extra}' after startpos (expected moves)"
+                ));
+            }
+            None
+        }
+        Some((kind, rest)) if kind.eq_ignore_ascii_case("fen") => {
+            if rest.is_empty() {
+                return Parsed::error("position fen without a FEN".into());
+            }
+            Some(rest.join(" "))
+        }
+        Some((kind, _)) => {
+            return Parsed::error(format!(
+                "position expects startpos or fen, not '{kind}'"
+            ));
+        }
+        None => return Parsed::error("position expects startpos or fen".into()),
+    };
+    Parsed::ok(Command::Position(PositionSpec {
+        fen,
+        // Upper-case promotion letters (`e7e8Q`) are common.
+        moves: moves.iter().map(|m| m.to_ascii_lowercase()).collect(),
+    }))
+}
+
+fn parse_perft(args: &[&str]) -> Parsed {
+    match args {
+        [depth] => match parse_number(depth, "perft depth", 1, 64) {
+            Ok(d) => Parsed::ok(Command::Perft(d as u32)),
+            Err(e) => Parsed::error(e),
+        },
+        _ => Parsed::error("perft expects one depth: perft <depth>".into()),
+    }
+}
+
+/// Reads an unsigned number in `min..=max`, naming `what` when it cannot.
+fn parse_number(token: &str, what: &str, min: u64, max: u64) -> Result<u64, String> {
+    match token.parse::<u64>() {
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{what} out of range {min}..{max}: {v}")),
+        Err(_) => Err(format!("malformed number for {what}: {token}")),
+    }
+}
+
+const GO_KEYWORDS: [&str; 13] = [
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+    "perft",
+];
+
+/// `go`: every field in any order. A malformed or unknown field is reported
+/// and skipped, and the rest of the line is still executed, since a `go`
+/// that produced no `bestmove` would lose the game on time.
+fn parse_go(args: &[&str]) -> Parsed {
+    let lower: Vec<String> = args.iter().map(|t| t.to_ascii_lowercase()).collect();
+    if lower.first().map(String::as_str) == Some("perft") {
+        return parse_perft(&args[1..]);
+    }
+    let mut go = GoParams::default();
+    let mut errors = Vec::new();
+    let mut i = 0;
+    while i < lower.len() {
+        let key = lower[i].as_str();
+        i += 1;
+        match key {
+            "ponder" => go.ponder = true,
+            "infinite" => go.infinite = true,
+            "searchmoves" => {
+                while i < lower.len() && !GO_KEYWORDS.contains(&lower[i].as_str()) {
+                    go.searchmoves.push(lower[i].clone());
+                    i += 1;
+                }
+            }
+            "wtime" | "btime" | "winc" | "binc" | "movestogo" | "depth" | "nodes" | "mate"
+            | "movetime" => {
+                let Some(raw) = args.get(i) else {
+                    errors.push(format!("go {key} without a value"));
+                    continue;
+                };
+                i += 1;
+                // Clocks may run negative in some GUIs: that is no time left.
+                let value = match raw.parse::<i64>() {
+                    Ok(v) if key.ends_with("time") || key.ends_with("inc") => Ok(v.max(0) as u64),
+                    _ => raw.parse::<u64>(),
+                };
+                let Ok(value) = value else {
+                    errors.push(format!("malformed number for go {key}: {raw}"));
+                    continue;
+                };
+                let slot = match key {
+                    "wtime" => &mut go.wtime,
+                    "btime" => &mut go.btime,
+                    "winc" => &mut go.winc,
+                    "binc" => &mut go.binc,
+                    "movestogo" => &mut go.movestogo,
+                    "depth" => &mut go.depth,
+                    "nodes" => &mut go.nodes,
+                    "mate" => &mut go.mate,
+                    _ => &mut go.movetime,
+                };
+                *slot = Some(value);
+            }
+            _ => errors.push(format!("unknown go parameter: {}", args[i - 1])),
+        }
+    }
+    if go.movestogo == Some(0) {
+        go.movestogo = None;
+    }
+    Parsed {
+        command: Some(Command::Go(go)),
+        errors,
+    }
+}
+
+/// What vampirc-uci makes of a line, for `debug on` and the fault tests:
+/// `None` when it panics or does not know the line.
+pub fn library_view(line: &str) -> Option<String> {
+    library_parse(&normalise(line)).map(|m| format!("{m:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn go(line: &str) -> GoParams {
+        match parse(line).command {
+            Some(Command::Go(g)) => g,
+            other => panic!("not a go: {other:?}"),
+        }
+    }
+
+    fn position(line: &str) -> PositionSpec {
+        match parse(line).command {
+            Some(Command::Position(p)) => p,
+            other => panic!("not a position: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn normalises_whitespace() {
+        assert_eq!(normalise("  go\tdepth  5 \r"), "go depth 5");
+    }
+
+    #[test]
+    fn trailing_whitespace_after_go_does_not_panic() {
+        // vampirc-uci panics on the raw line; the panic is caught.
+        assert_eq!(library_parse("go depth 5 "), None);
+        assert!(library_parse("go depth 5").is_some());
+        assert_eq!(go("go depth 5 ").depth, Some(5));
+        assert_eq!(go("go "), GoParams::default());
+    }
+
+    #[test]
+    fn ponder_with_time_fields_is_kept() {
+        assert!(go("go ponder wtime 1000 btime 1000").ponder);
+        assert!(go("go wtime 1000 btime 1000 ponder").ponder);
+    }
+
+    #[test]
+    fn depth_mate_movestogo_above_255() {
+        let g = go("go depth 300 mate 1000 movestogo 256");
+        assert_eq!((g.depth, g.mate, g.movestogo), (Some(300), Some(1000), Some(256)));
+    }
+
+    #[test]
+    fn library_faults_are_real() {
+        // Each fault the front works around, shown on vampirc-uci itself.
+        assert_eq!(library_parse("go depth 300"), None); // panics
+        let ponder = library_view("go ponder wtime 1000 btime 1000").unwrap_or_default();
+        assert!(!ponder.contains("Ponder"), "{ponder}");
+        let moves = library_parse("position startpos moves  e2e4 e7e5");
+        assert!(
+            matches!(moves, Some(UciMessage::Position { ref moves, .. }) if moves.is_empty()),
+            "{moves:?}"
+        );
+    }
+
+    #[test]
+    fn nodes_with_many_digits() {
+        assert_eq!(go("go nodes 1234567890123").nodes, Some(1_234_567_890_123));
+    }
+
+    #[test]
+    fn double_space_keeps_moves() {
+        let p = position("position startpos moves  e2e4  e7e5");
+        assert_eq!(p.moves, vec!["e2e4", "e7e5"]);
+    }
+
+    #[test]
+    fn bad_move_token_is_kept_for_the_game_to_reject() {
+        let p = position("position fen 8/P7/8/8/8/8/8/k6K w - - 0 1 moves a7a8k");
+        assert_eq!(p.moves, vec!["a7a8k"]);
+    }
+
+    #[test]
+    fn startpos_without_moves_keyword_is_rejected() {
+        let p = parse("position startpos e2e4");
+        assert!(p.command.is_none());
+        assert_eq!(p.errors.len(), 1);
+    }
+
+    #[test]
+    fn setoption_values() {
+        let cases = [
+            ("setoption name Hash value 64", "Hash", Some("64")),
+            ("setoption name Move Overhead value 100 ", "Move Overhead", Some("100")),
+            ("setoption name SyzygyPath", "SyzygyPath", None),
+            ("setoption name Path value <empty>", "Path", Some("")),
+            ("setoption name Path value", "Path", Some("")),
+            ("SETOPTION NAME a b VALUE c  d", "a b", Some("c d")),
+        ];
+        for (line, name, value) in cases {
+            assert_eq!(
+                parse(line).command,
+                Some(Command::SetOption {
+                    name: name.into(),
+                    value: value.map(String::from)
+                }),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn junk_after_keyword_is_an_unknown_command() {
+        assert_eq!(
+            parse("isreadyxyz").errors,
+            vec!["unknown command: isreadyxyz"]
+        );
+    }
+
+    #[test]
+    fn go_fields_in_any_order_with_searchmoves() {
+        let g = go("GO searchmoves e2e4 d2d4 wtime 100 btime 200 winc 0 binc 0 movestogo 0");
+        assert_eq!(g.searchmoves, vec!["e2e4", "d2d4"]);
+        assert_eq!((g.wtime, g.btime, g.winc, g.movestogo), (Some(100), Some(200), Some(0), None));
+    }
+
+    #[test]
+    fn malformed_go_field_is_reported_and_skipped() {
+        let p = parse("go depth x movetime 100");
+        assert_eq!(p.errors, vec!["malformed number for go depth: x"]);
+        match p.command {
+            Some(Command::Go(g)) => assert_eq!((g.depth, g.movetime), (None, Some(100))),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn go_perft() {
+        assert_eq!(parse("go perft 3").command, Some(Command::Perft(3)));
+        assert_eq!(parse("perft 3").command, Some(Command::Perft(3)));
+        assert!(parse("perft x").command.is_none());
+    }
+}
