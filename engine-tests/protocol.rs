@@ -1,2 +1,422 @@
-//! placeholder
+//! The UCI protocol as a GUI sees it: handshake, options, synchronisation,
+//! `stop`/`ponderhit` semantics, bad input and each vampirc-uci fault.
+
 mod common;
+use common::*;
+use std::time::{Duration, Instant};
+
+const OPTIONS: [&str; 8] = [
+    "option name Hash type spin default 16 min 1 max 65536",
+    "option name Threads type spin default 1 min 1 max 256",
+    "option name MultiPV type spin default 1 min 1 max 256",
+    "option name Ponder type check default false",
+    "option name Move Overhead type spin default 10 min 0 max 5000",
+    "option name Clear Hash type button",
+    "option name UCI_Chess960 type check default false",
+    "option name UCI_ShowWDL type check default false",
+];
+
+#[test]
+fn handshake() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.read_until(|l| l == "uciok");
+    assert!(lines[0].starts_with("id name Qilin "), "{lines:?}");
+    assert!(lines[1].starts_with("id author "), "{lines:?}");
+    assert_eq!(&lines[2..lines.len() - 1], OPTIONS);
+    assert_eq!(e.ask("isready"), Vec::<String>::new());
+}
+
+#[test]
+fn nothing_is_printed_before_the_first_command() {
+    let mut e = Engine::start();
+    assert_eq!(e.next_line(Duration::from_millis(300)), None);
+    // Arena's auto-detection probe is ignored silently.
+    e.send("xboard");
+    assert_eq!(e.next_line(Duration::from_millis(200)), None);
+}
+
+#[test]
+fn end_of_input_is_quit_with_exit_code_zero() {
+    let mut e = Engine::start();
+    e.ask("position startpos moves e2e4");
+    let status = e.close();
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn quit_during_an_infinite_search_exits_at_once() {
+    let mut e = Engine::start();
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    let started = Instant::now();
+    e.send("quit");
+    let status = wait_exit(e.child(), Duration::from_secs(2));
+    assert_eq!(status.code(), Some(0));
+    assert!(started.elapsed() < Duration::from_secs(1));
+}
+
+#[test]
+fn isready_is_answered_while_perft_runs_and_stop_is_quick() {
+    let mut e = Engine::start();
+    e.send("go perft 8");
+    std::thread::sleep(Duration::from_millis(100));
+    let asked = Instant::now();
+    e.send("isready");
+    assert_eq!(e.next_line(TIMEOUT).as_deref(), Some("readyok"));
+    assert!(
+        asked.elapsed() < Duration::from_millis(50),
+        "{:?}",
+        asked.elapsed()
+    );
+    let stopped = Instant::now();
+    e.send("stop");
+    assert_eq!(
+        e.next_line(TIMEOUT).as_deref(),
+        Some("info string perft stopped")
+    );
+    assert!(
+        stopped.elapsed() < Duration::from_millis(50),
+        "{:?}",
+        stopped.elapsed()
+    );
+}
+
+#[test]
+fn stop_and_ponderhit_while_idle_print_nothing() {
+    let mut e = Engine::start();
+    assert!(e.ask("stop").is_empty());
+    assert!(e.ask("ponderhit").is_empty());
+}
+
+#[test]
+fn infinite_search_waits_for_stop() {
+    let mut e = Engine::start();
+    e.ask("position startpos");
+    e.send("go infinite");
+    // Only info lines may come before stop.
+    while let Some(line) = e.next_line(Duration::from_millis(300)) {
+        assert!(line.starts_with("info"), "{line}");
+    }
+    e.send("stop");
+    let lines = e.read_until(|l| l.starts_with("bestmove"));
+    assert!(lines.last().is_some_and(|l| l.starts_with("bestmove ")));
+    assert!(e.ask("isready").is_empty(), "exactly one bestmove");
+}
+
+#[test]
+fn ponder_waits_for_ponderhit_or_stop() {
+    for (go, release) in [
+        ("go ponder wtime 1000 btime 1000", "ponderhit"),
+        ("go wtime 1000 btime 1000 ponder", "stop"),
+    ] {
+        let mut e = Engine::start();
+        e.ask("position startpos moves e2e4");
+        e.send(go);
+        while let Some(line) = e.next_line(Duration::from_millis(300)) {
+            assert!(line.starts_with("info"), "{go}: {line}");
+        }
+        e.send(release);
+        let lines = e.read_until(|l| l.starts_with("bestmove"));
+        assert!(lines.last().is_some_and(|l| l.starts_with("bestmove ")));
+    }
+}
+
+#[test]
+fn one_bestmove_per_go_and_it_is_legal() {
+    let mut e = Engine::start();
+    e.ask("position startpos moves e2e4 e7e5 g1f3");
+    let legal = e.legal_moves();
+    for _ in 0..3 {
+        let lines = e.go("depth 1");
+        let best = lines
+            .last()
+            .and_then(|l| l.strip_prefix("bestmove "))
+            .expect("bestmove");
+        let best = best.split(' ').next().unwrap_or_default();
+        assert!(legal.contains(best), "{best}");
+        assert!(e.ask("isready").is_empty());
+    }
+}
+
+#[test]
+fn searchmoves_are_respected() {
+    let mut e = Engine::start();
+    let lines = e.go("depth 2 searchmoves a2a3");
+    assert_eq!(lines.last().map(String::as_str), Some("bestmove a2a3"));
+    let lines = e.go("searchmoves h2h4 e2e5 depth 1");
+    assert_eq!(
+        info_strings(&lines),
+        vec!["info string error: illegal searchmove ignored: e2e5"]
+    );
+    assert_eq!(lines.last().map(String::as_str), Some("bestmove h2h4"));
+}
+
+#[test]
+fn setoption_forms() {
+    let mut e = Engine::start();
+    assert!(e.ask("setoption name Hash value 32").is_empty());
+    assert!(e.ask("setoption name move overhead value 100").is_empty());
+    assert!(e.ask("SETOPTION NAME threads VALUE 2").is_empty());
+    assert!(e.ask("setoption name Clear Hash").is_empty());
+    assert!(e.ask("setoption name UCI_ShowWDL value true").is_empty());
+    assert_eq!(
+        e.ask("setoption name SyzygyPath value <empty>"),
+        vec!["info string error: no such option: SyzygyPath"]
+    );
+    assert_eq!(
+        e.ask("setoption name Hash value 0"),
+        vec!["info string error: invalid value for Hash: '0' (expected an integer 1..65536)"]
+    );
+    assert_eq!(
+        e.ask("setoption name Threads value two"),
+        vec!["info string error: invalid value for Threads: 'two' (expected an integer 1..256)"]
+    );
+    assert_eq!(
+        e.ask("setoption name Ponder value yes"),
+        vec!["info string error: invalid value for Ponder: 'yes' (expected true or false)"]
+    );
+    assert_eq!(
+        e.ask("setoption Hash 5"),
+        vec!["info string error: setoption expects: setoption name <name> [value <value>]"]
+    );
+}
+
+#[test]
+fn unknown_commands_are_named() {
+    let mut e = Engine::start();
+    assert_eq!(
+        e.ask("foo   bar\t"),
+        vec!["info string error: unknown command: foo bar"]
+    );
+    // vampirc-uci would take this as `isready`.
+    assert_eq!(
+        e.ask("isreadyxyz"),
+        vec!["info string error: unknown command: isreadyxyz"]
+    );
+    e.send_raw(b"\xff\xfe garbage\n");
+    assert_eq!(
+        e.sync(),
+        vec!["info string error: unknown command: \u{fffd}\u{fffd} garbage"]
+    );
+}
+
+#[test]
+fn crlf_tabs_and_upper_case_keywords() {
+    let mut e = Engine::start();
+    e.send_raw(b"POSITION\tstartpos   MOVES e2e4\r\n");
+    e.send_raw(b"ISREADY\r\n");
+    assert_eq!(e.next_line(TIMEOUT).as_deref(), Some("readyok"));
+    let d = e.ask("d");
+    assert!(
+        d.contains(&"Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".to_string())
+    );
+}
+
+#[test]
+fn display_shows_fen_key_and_checkers() {
+    let mut e = Engine::start();
+    let d = e.ask("d");
+    assert!(d.contains(&"Key: 463B96181691FC9C".to_string()), "{d:?}");
+    e.ask("position startpos moves e2e4 f7f6 d2d4 g7g5 d1h5");
+    let d = e.ask("d");
+    assert!(d.contains(&"Checkers: h5".to_string()), "{d:?}");
+    assert!(d.contains(&"info string game over: checkmate, white wins".to_string()));
+}
+
+#[test]
+fn bad_fen_is_rejected_with_the_reason_and_the_game_is_kept() {
+    let mut e = Engine::start();
+    e.ask("position startpos moves e2e4");
+    let cases = [
+        (
+            "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1",
+            "info string error: invalid fen 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1': invalid board part in fen",
+        ),
+        (
+            "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+            "info string error: invalid fen '8/8/8/8/8/8/8/8 w - - 0 1': illegal position: empty board, missing king",
+        ),
+        (
+            // The side not to move is in check.
+            "position fen 4k3/8/8/8/8/8/8/R3K2r b - - 0 1",
+            "info string error: invalid fen '4k3/8/8/8/8/8/8/R3K2r b - - 0 1': illegal position: opposite check",
+        ),
+        (
+            "position fen",
+            "info string error: position fen without a FEN",
+        ),
+        (
+            "position startpos e2e4",
+            "info string error: unexpected 'e2e4' after startpos (expected moves)",
+        ),
+        (
+            "position",
+            "info string error: position expects startpos or fen",
+        ),
+    ];
+    for (line, error) in cases {
+        assert_eq!(e.ask(line), vec![error], "{line}");
+    }
+    let d = e.ask("d");
+    assert!(
+        d.contains(&"Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".to_string())
+    );
+}
+
+#[test]
+fn fen_forms_are_accepted() {
+    let mut e = Engine::start();
+    for fen in [
+        // Without the move counters.
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3",
+        // Shredder-FEN castling for a standard position.
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1",
+        // An en passant square with no capture possible.
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+    ] {
+        assert!(e.ask(&format!("position fen {fen}")).is_empty(), "{fen}");
+    }
+    assert_eq!(e.legal_moves().len(), 20);
+}
+
+#[test]
+fn broken_move_list_sets_up_to_the_last_legal_move() {
+    let mut e = Engine::start();
+    assert_eq!(
+        e.ask("position startpos moves e2e4 e7e5 e4e5 d7d5"),
+        vec!["info string error: illegal move 'e4e5' at ply 3; position set up to ply 2"]
+    );
+    let d = e.ask("d");
+    assert!(d.contains(
+        &"Fen: rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2".to_string()
+    ));
+    assert_eq!(
+        e.ask("position startpos moves e2e4 xyz"),
+        vec!["info string error: unparsable move 'xyz' at ply 2; position set up to ply 1"]
+    );
+    // vampirc-uci would cut `a7a8k` to `a7a8`, a legal move.
+    assert_eq!(
+        e.ask("position fen 8/P7/8/8/8/8/8/k6K w - - 0 1 moves a7a8k"),
+        vec!["info string error: illegal move 'a7a8k' at ply 1; position set up to ply 0"]
+    );
+    // `0000` (a null move) is not a move of chess.
+    assert_eq!(
+        e.ask("position startpos moves 0000"),
+        vec!["info string error: illegal move '0000' at ply 1; position set up to ply 0"]
+    );
+}
+
+#[test]
+fn double_space_in_the_move_list_keeps_every_move() {
+    let mut e = Engine::start();
+    assert!(e.ask("position startpos moves  e2e4  e7e5").is_empty());
+    let d = e.ask("d");
+    assert!(d.contains(
+        &"Fen: rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2".to_string()
+    ));
+}
+
+#[test]
+fn go_with_trailing_whitespace_and_large_values() {
+    let mut e = Engine::start();
+    // vampirc-uci panics on the first two lines.
+    for go in [
+        "depth 1 ",
+        "depth 1 movestogo 300 ",
+        "nodes 1234567890123 depth 1",
+    ] {
+        let lines = e.go(go);
+        assert!(
+            lines.last().is_some_and(|l| l.starts_with("bestmove ")),
+            "{go}"
+        );
+        assert!(info_strings(&lines).is_empty(), "{go}: {lines:?}");
+    }
+}
+
+#[test]
+fn malformed_go_fields_are_named_and_go_still_answers() {
+    let mut e = Engine::start();
+    let lines = e.go("depth x movetime 50");
+    assert_eq!(
+        info_strings(&lines),
+        vec!["info string error: malformed number for go depth: x"]
+    );
+    assert!(lines.last().is_some_and(|l| l.starts_with("bestmove ")));
+    let lines = e.go("movetime 50 frobnicate");
+    assert_eq!(
+        info_strings(&lines),
+        vec!["info string error: unknown go parameter: frobnicate"]
+    );
+}
+
+#[test]
+fn perft_forms() {
+    let mut e = Engine::start();
+    e.send("perft 2");
+    let lines = e.read_until(|l| l.starts_with("Nodes searched"));
+    assert_eq!(lines.len(), 22);
+    assert_eq!(lines[20], "");
+    assert_eq!(lines[21], "Nodes searched: 400");
+    assert!(lines.contains(&"e2e4: 20".to_string()));
+    assert_eq!(
+        e.ask("perft"),
+        vec!["info string error: perft expects one depth: perft <depth>"]
+    );
+    assert_eq!(
+        e.ask("go perft 0"),
+        vec!["info string error: perft depth out of range 1..64: 0"]
+    );
+}
+
+#[test]
+fn a_thousand_plies_are_set_up_quickly() {
+    let mut e = Engine::start();
+    let moves = ["g1f3 g8f6 f3g1 f6g8"; 250].join(" ");
+    let line = format!("position startpos moves {moves}");
+    e.ask(&line);
+    let started = Instant::now();
+    assert!(e.ask(&line).is_empty());
+    // Setup plus one pipe round trip.
+    assert!(
+        started.elapsed() < Duration::from_millis(50),
+        "{:?}",
+        started.elapsed()
+    );
+    let d = e.ask("d");
+    assert!(d.contains(&"info string game over: fivefold repetition".to_string()));
+}
+
+#[test]
+fn debug_and_register_are_accepted() {
+    let mut e = Engine::start();
+    assert!(e.ask("debug on").is_empty());
+    assert!(e.ask("debug off").is_empty());
+    assert!(e.ask("register later").is_empty());
+    assert_eq!(
+        e.ask("debug maybe"),
+        vec!["info string error: debug expects on or off: debug maybe"]
+    );
+}
+
+#[test]
+fn help_is_available() {
+    let mut e = Engine::start();
+    let lines = e.ask("help");
+    assert!(lines.iter().any(|l| l.contains("perft")), "{lines:?}");
+}
+
+#[test]
+fn output_lines_are_clean() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let mut lines = e.read_until(|l| l == "uciok");
+    lines.extend(e.go("depth 2"));
+    for l in &lines {
+        assert!(
+            !l.contains('\r') && !l.contains("  ") && l.trim() == l,
+            "{l:?}"
+        );
+    }
+}

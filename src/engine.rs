@@ -111,16 +111,12 @@ impl Engine {
             Command::Debug(on) => self.debug = on,
             Command::Register => {}
             Command::UciNewGame => {
-                self.wait_idle(false);
                 self.game = Game::new(Chess::default(), self.castling_mode());
             }
             Command::Position(spec) => self.set_position(&spec),
-            Command::SetOption { name, value } => {
-                self.wait_idle(false);
-                self.set_option(&name, value.as_deref());
-            }
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::Go(params) => {
-                self.wait_idle(true);
+                self.wait_for_job_end();
                 self.go(params);
             }
             Command::Stop => self.signal(|s| &s.stop),
@@ -128,7 +124,7 @@ impl Engine {
             Command::Quit => self.quit = true,
             Command::Display => self.display(),
             Command::Perft(depth) => {
-                self.wait_idle(true);
+                self.wait_for_job_end();
                 self.perft(depth);
             }
             Command::Bench(_) => self.out.error("bench is not available yet"),
@@ -166,23 +162,27 @@ impl Engine {
         }
     }
 
+    /// Never waits for a running search: it keeps the pool it started with.
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        match self.options.set(name, value) {
-            Err(e) => self.out.error(&e),
-            Ok(Change::Threads) => self.pool = thread_pool(self.options.threads),
-            Ok(Change::Chess960) => self.game.set_castling_mode(self.castling_mode()),
-            Ok(Change::Hash | Change::ClearHash | Change::Other) => {}
+        let change = match self.options.set(name, value) {
+            Err(e) => return self.out.error(&e),
+            Ok(change) => change,
+        };
+        match change {
+            Change::Threads => self.pool = thread_pool(self.options.threads),
+            Change::Chess960 => self.game.set_castling_mode(self.castling_mode()),
+            Change::Hash | Change::ClearHash | Change::Other => {}
         }
     }
 
-    /// Waits for the running job to end. Meanwhile `isready` is answered and
-    /// other commands wait their turn, except that `stop`/`ponderhit` go to
-    /// the running job when they cannot belong to a later one: with
-    /// `for_new_job` (the waiting command starts a job) they belong to that
-    /// job. A new job while an infinite search runs stops that search, as the
-    /// GUI has plainly forgotten it.
-    fn wait_idle(&mut self, for_new_job: bool) {
-        if for_new_job && self.job.as_ref().is_some_and(|j| j.waits_for_stop) {
+    /// Waits for the running job to end before a new one starts (a `go`
+    /// sent before the last `bestmove` came, as scripts do). Every command
+    /// that comes meanwhile keeps its place in the queue behind the new job,
+    /// `stop` included: it belongs to that job. The running job is finite or
+    /// already told to stop; an infinite or ponder search is stopped here, as
+    /// the GUI has plainly forgotten it. Only `quit` acts at once.
+    fn wait_for_job_end(&mut self) {
+        if self.job.as_ref().is_some_and(|j| j.waits_for_stop) {
             self.out
                 .error("go or perft while an infinite or ponder search runs: stopping it");
             self.signal(|s| &s.stop);
@@ -193,17 +193,10 @@ impl Engine {
                 recv(done) -> _ => self.finish_job(),
                 recv(self.input) -> msg => {
                     let parsed = msg.unwrap_or_else(|_| quit());
-                    let later_job = for_new_job || self.deferred.iter().any(starts_job);
-                    match parsed.command {
-                        Some(Command::IsReady) if parsed.errors.is_empty() => self.execute(parsed),
-                        Some(Command::Stop | Command::PonderHit)
-                            if parsed.errors.is_empty() && !later_job => self.execute(parsed),
-                        Some(Command::Quit) => {
-                            self.signal(|s| &s.stop);
-                            self.deferred.push_back(parsed);
-                        }
-                        _ => self.deferred.push_back(parsed),
+                    if parsed.command == Some(Command::Quit) {
+                        self.signal(|s| &s.stop);
                     }
+                    self.deferred.push_back(parsed);
                 }
             }
         }
@@ -251,7 +244,9 @@ impl Engine {
         for text in &params.searchmoves {
             match self.game.parse_move(text) {
                 Ok(m) => searchmoves.push(m),
-                Err(reason) => self.out.error(&format!("{reason} searchmove ignored: {text}")),
+                Err(reason) => self
+                    .out
+                    .error(&format!("{reason} searchmove ignored: {text}")),
             }
         }
         if searchmoves.is_empty() && !params.searchmoves.is_empty() {
@@ -301,13 +296,6 @@ impl Engine {
             self.out.line(&line);
         }
     }
-}
-
-fn starts_job(p: &Parsed) -> bool {
-    matches!(
-        p.command,
-        Some(Command::Go(_) | Command::Perft(_) | Command::Bench(_))
-    )
 }
 
 fn quit() -> Parsed {

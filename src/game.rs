@@ -43,7 +43,11 @@ pub enum SetupError {
     Fen { fen: String, reason: String },
     /// A move of the list could not be played; the game holds the moves
     /// before it. `ply` counts the moves of the list from 1.
-    Move { text: String, ply: usize, reason: &'static str },
+    Move {
+        text: String,
+        ply: usize,
+        reason: &'static str,
+    },
 }
 
 impl fmt::Display for SetupError {
@@ -82,7 +86,9 @@ impl Game {
 
     /// Reads a FEN (with or without the move counters; standard, Shredder or
     /// X-FEN castling). An en passant square that no pawn could have made is
-    /// dropped, as GUIs send one after every double push.
+    /// dropped, as Stockfish does; a check no single move could have given
+    /// (two bishops at once, say) is accepted, as published perft suites
+    /// and composed studies use such positions and move generation is exact.
     pub fn from_fen(fen: &str, mode: CastlingMode) -> Result<Game, SetupError> {
         let error = |reason: String| SetupError::Fen {
             fen: fen.to_string(),
@@ -92,6 +98,7 @@ impl Game {
         let pos: Chess = parsed
             .into_position(mode)
             .or_else(PositionError::ignore_invalid_ep_square)
+            .or_else(PositionError::ignore_impossible_check)
             .map_err(|e| error(describe_position_error(&e, mode)))?;
         Ok(Game::new(pos, mode))
     }
@@ -176,7 +183,12 @@ impl Game {
     pub fn repetitions(&self) -> usize {
         let plies = self.reversible_plies();
         let key = self.key();
-        plies.iter().rev().step_by(2).filter(|p| p.key == key).count()
+        plies
+            .iter()
+            .rev()
+            .step_by(2)
+            .filter(|p| p.key == key)
+            .count()
     }
 
     /// True when the side that kept giving check in the repeated stretch gave
@@ -198,13 +210,7 @@ impl Game {
         // Moves reaching first+1, first+3, ... were made by one side, the
         // others by its opponent.
         let stretch = &plies[first + 1..];
-        let all_checks = |offset: usize| {
-            stretch
-                .iter()
-                .skip(offset)
-                .step_by(2)
-                .all(|p| p.in_check)
-        };
+        let all_checks = |offset: usize| stretch.iter().skip(offset).step_by(2).all(|p| p.in_check);
         !stretch.is_empty() && (all_checks(0) || all_checks(1))
     }
 
@@ -317,7 +323,10 @@ impl RuleStatus {
 
     /// The `info string` lines of RULES.md §5, game ends first.
     pub fn lines(&self) -> Vec<String> {
-        let ended = self.ended.iter().map(|g| format!("info string game over: {g}"));
+        let ended = self
+            .ended
+            .iter()
+            .map(|g| format!("info string game over: {g}"));
         let claims = self
             .claims
             .iter()
@@ -397,16 +406,17 @@ mod tests {
         let moves = [KNIGHT_SHUFFLE; 4].join(" ");
         let g = game("startpos", &moves);
         assert_eq!(g.repetitions(), 5);
-        assert_eq!(
-            g.rule_status().ended,
-            vec![GameOver::FivefoldRepetition]
-        );
+        assert_eq!(g.rule_status().ended, vec![GameOver::FivefoldRepetition]);
         assert!(g.rule_status().claims.is_empty());
     }
 
     #[test]
     fn en_passant_counts_only_when_a_legal_capture_exists() {
-        let key = |fen: &str| Game::from_fen(fen, CastlingMode::Standard).expect("FEN").key();
+        let key = |fen: &str| {
+            Game::from_fen(fen, CastlingMode::Standard)
+                .expect("FEN")
+                .key()
+        };
         // After 1. e4 no black pawn can take on e3: the square changes nothing.
         assert_eq!(
             key("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"),

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 pub const TIMEOUT: Duration = Duration::from_secs(20);
@@ -59,10 +59,7 @@ impl Engine {
 
     /// The next line, or `None` after `timeout`.
     pub fn next_line(&mut self, timeout: Duration) -> Option<String> {
-        match self.lines.recv_timeout(timeout) {
-            Ok(l) => Some(l),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.lines.recv_timeout(timeout).ok()
     }
 
     /// Lines up to and including the first that satisfies `done`.
@@ -98,7 +95,7 @@ impl Engine {
 
     /// Sends `go …` and returns every line through `bestmove`.
     pub fn go(&mut self, params: &str) -> Vec<String> {
-        self.send(&format!("go {params}").trim_end().to_string());
+        self.send(format!("go {params}").trim_end());
         self.read_until(|l| l.starts_with("bestmove"))
     }
 

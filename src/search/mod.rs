@@ -43,10 +43,12 @@ pub fn run(job: SearchJob, signals: &Signals) {
     }
     // In ponder and infinite mode the GUI waits for our move only after
     // `stop` (or `ponderhit`, when pondering without `infinite`).
-    while (job.params.infinite || job.params.ponder)
-        && !signals.stop.load(Ordering::SeqCst)
-        && !(job.params.ponder && !job.params.infinite && signals.ponderhit.load(Ordering::SeqCst))
-    {
+    let held = job.params.infinite || job.params.ponder;
+    let released = || {
+        signals.stop.load(Ordering::SeqCst)
+            || (!job.params.infinite && signals.ponderhit.load(Ordering::SeqCst))
+    };
+    while held && !released() {
         std::thread::sleep(Duration::from_millis(1));
     }
     match best {

@@ -35,11 +35,39 @@ enum Kind {
 
 /// Option names as declared; `setoption` matches them case-insensitively.
 const DECLARED: [(&str, Kind); 8] = [
-    ("Hash", Kind::Spin { default: 16, min: 1, max: 65536 }),
-    ("Threads", Kind::Spin { default: 1, min: 1, max: 256 }),
-    ("MultiPV", Kind::Spin { default: 1, min: 1, max: 256 }),
+    (
+        "Hash",
+        Kind::Spin {
+            default: 16,
+            min: 1,
+            max: 65536,
+        },
+    ),
+    (
+        "Threads",
+        Kind::Spin {
+            default: 1,
+            min: 1,
+            max: 256,
+        },
+    ),
+    (
+        "MultiPV",
+        Kind::Spin {
+            default: 1,
+            min: 1,
+            max: 256,
+        },
+    ),
     ("Ponder", Kind::Check(false)),
-    ("Move Overhead", Kind::Spin { default: 10, min: 0, max: 5000 }),
+    (
+        "Move Overhead",
+        Kind::Spin {
+            default: 10,
+            min: 0,
+            max: 5000,
+        },
+    ),
     ("Clear Hash", Kind::Button),
     ("UCI_Chess960", Kind::Check(false)),
     ("UCI_ShowWDL", Kind::Check(false)),
@@ -73,9 +101,7 @@ impl Options {
     /// Sets an option from `setoption`; on error nothing changes and the
     /// message names the problem.
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, String> {
-        let Some((declared, kind)) = DECLARED
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        let Some((declared, kind)) = DECLARED.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))
         else {
             return Err(format!("no such option: {name}"));
         };
@@ -148,7 +174,9 @@ mod tests {
         let d = Options::default();
         let lines = Options::declarations();
         assert!(lines.contains(&"option name Hash type spin default 16 min 1 max 65536".into()));
-        assert!(lines.contains(&"option name Move Overhead type spin default 10 min 0 max 5000".into()));
+        assert!(
+            lines.contains(&"option name Move Overhead type spin default 10 min 0 max 5000".into())
+        );
         assert_eq!(d.hash_mb, 16);
         assert_eq!(d.move_overhead_ms, 10);
     }

@@ -25,7 +25,10 @@ pub enum Command {
     Register,
     UciNewGame,
     Position(PositionSpec),
-    SetOption { name: String, value: Option<String> },
+    SetOption {
+        name: String,
+        value: Option<String>,
+    },
     Go(GoParams),
     Stop,
     PonderHit,
@@ -172,7 +175,11 @@ fn parse_setoption(args: &[&str]) -> Parsed {
     let (name_tokens, value) = match value_at {
         Some(i) => {
             let value = rest[i + 1..].join(" ");
-            let value = if value == "<empty>" { String::new() } else { value };
+            let value = if value == "<empty>" {
+                String::new()
+            } else {
+                value
+            };
             (&rest[..i], Some(value))
         }
         None => (rest, None),
@@ -208,9 +215,7 @@ fn parse_position(args: &[&str]) -> Parsed {
             Some(rest.join(" "))
         }
         Some((kind, _)) => {
-            return Parsed::error(format!(
-                "position expects startpos or fen, not '{kind}'"
-            ));
+            return Parsed::error(format!("position expects startpos or fen, not '{kind}'"));
         }
         None => return Parsed::error("position expects startpos or fen".into()),
     };
@@ -367,7 +372,10 @@ mod tests {
     #[test]
     fn depth_mate_movestogo_above_255() {
         let g = go("go depth 300 mate 1000 movestogo 256");
-        assert_eq!((g.depth, g.mate, g.movestogo), (Some(300), Some(1000), Some(256)));
+        assert_eq!(
+            (g.depth, g.mate, g.movestogo),
+            (Some(300), Some(1000), Some(256))
+        );
     }
 
     #[test]
@@ -411,7 +419,11 @@ mod tests {
     fn setoption_values() {
         let cases = [
             ("setoption name Hash value 64", "Hash", Some("64")),
-            ("setoption name Move Overhead value 100 ", "Move Overhead", Some("100")),
+            (
+                "setoption name Move Overhead value 100 ",
+                "Move Overhead",
+                Some("100"),
+            ),
             ("setoption name SyzygyPath", "SyzygyPath", None),
             ("setoption name Path value <empty>", "Path", Some("")),
             ("setoption name Path value", "Path", Some("")),
@@ -441,7 +453,10 @@ mod tests {
     fn go_fields_in_any_order_with_searchmoves() {
         let g = go("GO searchmoves e2e4 d2d4 wtime 100 btime 200 winc 0 binc 0 movestogo 0");
         assert_eq!(g.searchmoves, vec!["e2e4", "d2d4"]);
-        assert_eq!((g.wtime, g.btime, g.winc, g.movestogo), (Some(100), Some(200), Some(0), None));
+        assert_eq!(
+            (g.wtime, g.btime, g.winc, g.movestogo),
+            (Some(100), Some(200), Some(0), None)
+        );
     }
 
     #[test]
