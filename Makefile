@@ -4,7 +4,7 @@ EXE ?= qilin
 CARGO ?= cargo
 RUSTFLAGS_NATIVE ?=
 
-.PHONY: all build run test fmt-check clippy unit-and-engine-tests clean
+.PHONY: all build run test fmt-check clippy unit-and-engine-tests clean lab-venv match
 
 all: build
 
@@ -30,3 +30,19 @@ unit-and-engine-tests:
 clean:
 	$(CARGO) clean
 	rm -f qilin
+
+# Strength lab (engine-tests/lab): a private Python venv with pinned python-chess,
+# and the match runner. Example:
+#   make match ARGS="--engine ./qilin --opponent sf:1800 --tc 10+0.1 --games 100"
+LAB_VENV ?= engine-tests/.venv
+LAB_PYTHON ?= python3
+
+lab-venv: $(LAB_VENV)/.installed
+
+$(LAB_VENV)/.installed: engine-tests/lab/requirements.txt
+	$(LAB_PYTHON) -m venv $(LAB_VENV)
+	$(LAB_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r engine-tests/lab/requirements.txt
+	touch $@
+
+match: lab-venv
+	$(LAB_VENV)/bin/python engine-tests/lab/match.py $(ARGS)

@@ -3,8 +3,10 @@
 //! perft) runs as a job on its own thread, so the controller stays free to
 //! answer `isready` and to pass on `stop` and `ponderhit`.
 
+use crate::bench;
 use crate::game::Game;
 use crate::perft;
+use crate::search::tt::TranspositionTable;
 use crate::search::{self, SearchJob, Signals};
 use crate::uci::options::{Change, Options};
 use crate::uci::output::Output;
@@ -35,6 +37,9 @@ pub struct Engine {
     out: Output,
     input: Receiver<Parsed>,
     pool: Arc<rayon::ThreadPool>,
+    tt: Arc<TranspositionTable>,
+    /// The size `tt` was made with.
+    tt_mb: usize,
     job: Option<Job>,
     /// Commands that arrived while waiting for a job to end.
     deferred: VecDeque<Parsed>,
@@ -42,10 +47,18 @@ pub struct Engine {
     quit: bool,
 }
 
+/// Search threads recurse deeply over copied positions and move lists.
+const STACK_SIZE: usize = 64 << 20;
+
 /// A pool of `threads` workers; one that cannot be built (the system refused
 /// threads) falls back to the smallest pool rayon can make.
 pub fn thread_pool(threads: usize) -> Arc<rayon::ThreadPool> {
-    let build = |n: usize| rayon::ThreadPoolBuilder::new().num_threads(n).build();
+    let build = |n: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .stack_size(STACK_SIZE)
+            .build()
+    };
     let pool = build(threads).or_else(|_| build(1)).unwrap_or_else(|e| {
         eprintln!("cannot start any thread: {e}");
         std::process::exit(1)
@@ -56,9 +69,18 @@ pub fn thread_pool(threads: usize) -> Arc<rayon::ThreadPool> {
 impl Engine {
     pub fn new(input: Receiver<Parsed>, out: Output) -> Engine {
         let options = Options::default();
+        let pool = thread_pool(options.threads);
+        let tt = allocate_tt(options.hash_mb, &pool)
+            .or_else(|| allocate_tt(1, &pool))
+            .unwrap_or_else(|| {
+                eprintln!("cannot allocate a hash table");
+                std::process::exit(1)
+            });
         Engine {
             game: Game::default(),
-            pool: thread_pool(options.threads),
+            pool,
+            tt,
+            tt_mb: options.hash_mb,
             options,
             out,
             input,
@@ -112,6 +134,7 @@ impl Engine {
             Command::Register => {}
             Command::UciNewGame => {
                 self.game = Game::new(Chess::default(), self.castling_mode());
+                self.tt.clear(&self.pool);
             }
             Command::Position(spec) => self.set_position(&spec),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
@@ -127,7 +150,13 @@ impl Engine {
                 self.wait_for_job_end();
                 self.perft(depth);
             }
-            Command::Bench(_) => self.out.error("bench is not available yet"),
+            Command::Bench(depth) => {
+                self.wait_for_job_end();
+                let out = self.out.clone();
+                self.spawn_job(false, move |_| {
+                    bench::run(depth, &out);
+                });
+            }
             Command::Help => {
                 for line in HELP.lines() {
                     self.out.line(line);
@@ -171,7 +200,23 @@ impl Engine {
         match change {
             Change::Threads => self.pool = thread_pool(self.options.threads),
             Change::Chess960 => self.game.set_castling_mode(self.castling_mode()),
-            Change::Hash | Change::ClearHash | Change::Other => {}
+            Change::Hash => match allocate_tt(self.options.hash_mb, &self.pool) {
+                Some(tt) => {
+                    self.tt = tt;
+                    self.tt_mb = self.options.hash_mb;
+                }
+                None => {
+                    self.out.error(&format!(
+                        "not enough memory for Hash {} MB; keeping {} MB",
+                        self.options.hash_mb, self.tt_mb
+                    ));
+                    self.options.hash_mb = self.tt_mb;
+                }
+            },
+            // A running search may share the table: clearing it is safe
+            // (every slot is atomic) and only costs that search some hits.
+            Change::ClearHash => self.tt.clear(&self.pool),
+            Change::Other => {}
         }
     }
 
@@ -258,10 +303,13 @@ impl Engine {
             searchmoves,
             options: self.options.clone(),
             pool: Arc::clone(&self.pool),
+            tt: Arc::clone(&self.tt),
             out: self.out.clone(),
         };
         let waits_for_stop = job.params.infinite || job.params.ponder;
-        self.spawn_job(waits_for_stop, move |signals| search::run(job, &signals));
+        self.spawn_job(waits_for_stop, move |signals| {
+            search::run(job, &signals);
+        });
     }
 
     fn perft(&mut self, depth: u32) {
@@ -298,6 +346,23 @@ impl Engine {
     }
 }
 
+/// A table of `mb` megabytes, or `None` when the machine does not have the
+/// memory free (the allocation would succeed and the pages fail later).
+fn allocate_tt(mb: usize, pool: &rayon::ThreadPool) -> Option<Arc<TranspositionTable>> {
+    if available_mb().is_some_and(|free| mb > free * 9 / 10) {
+        return None;
+    }
+    TranspositionTable::new(mb, pool).map(Arc::new)
+}
+
+/// MemAvailable from /proc/meminfo, where there is one.
+fn available_mb() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
 fn quit() -> Parsed {
     Parsed {
         command: Some(Command::Quit),
@@ -329,5 +394,6 @@ Qilin speaks UCI (https://www.shredderchess.com/download/div/uci.zip).
 Commands besides the standard ones:
   d                      show the board, FEN, key, checkers and rule status
   perft <depth>          count the leaves of the move tree (also: go perft <depth>)
+  bench [depth]          search the bench positions; last line: <nodes> nodes <nps> nps
   help                   this text
-Command line: qilin [perft <depth> [<fen>]] [--threads N] [--help]";
+Command line: qilin [perft <depth> [<fen>] | bench [depth]] [--threads N] [--help]";

@@ -1,6 +1,8 @@
 //! Qilin, a UCI chess engine. See README.md for the architecture.
 
+pub mod bench;
 pub mod engine;
+pub mod eval;
 pub mod game;
 pub mod perft;
 pub mod search;

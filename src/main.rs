@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 const USAGE: &str = "\
 usage: qilin                                  UCI mode (the default)
        qilin perft <depth> [<fen>] [--threads N] [--chess960]
+       qilin bench [depth]                    fixed-depth search of the bench positions
        qilin --help | --version";
 
 fn main() -> ExitCode {
@@ -26,6 +27,15 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("perft") => run_perft(&args[1..]),
+        Some("bench") => {
+            let depth = match args.get(1).map(|d| d.parse::<u32>()) {
+                None => None,
+                Some(Ok(d)) if (1..=64).contains(&d) => Some(d),
+                Some(_) => return usage_error("bench depth must be 1..64"),
+            };
+            qilin::bench::run(depth, &qilin::uci::output::Output::stdout());
+            ExitCode::SUCCESS
+        }
         Some(other) => {
             eprintln!("qilin: unknown command '{other}'\n{USAGE}");
             ExitCode::from(2)

@@ -1,0 +1,279 @@
+//! The staged move picker. shakmaty generates every legal move at once; the
+//! picker then hands them out stage by stage, scoring and sorting each stage
+//! only when it is reached, so a cutoff on the TT move or a good capture costs
+//! no work for the quiet moves.
+
+use super::history::History;
+use super::see::{SEE_VALUE, see_ge};
+use super::tt::encode_move;
+use shakmaty::{Chess, Move, MoveList, Piece, Position, Role};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    TtMove,
+    ScoreNoisy,
+    GoodNoisy,
+    Killer1,
+    Killer2,
+    Counter,
+    ScoreQuiets,
+    Quiets,
+    BadNoisy,
+    Done,
+}
+
+pub struct MovePicker {
+    stage: Stage,
+    pub tt_move: Option<Move>,
+    killers: [Option<Move>; 2],
+    counter: Option<Move>,
+    noisy: MoveList,
+    noisy_scores: [i32; 256],
+    noisy_next: usize,
+    bad: MoveList,
+    bad_next: usize,
+    quiets: MoveList,
+    quiet_scores: [i32; 256],
+    quiet_next: usize,
+    /// Quiescence: only captures and queen promotions that do not lose
+    /// material, unless in check.
+    noisy_only: bool,
+    /// Late move pruning: no more quiet moves.
+    pub skip_quiets: bool,
+    pub legal_count: usize,
+}
+
+/// Captures and promotions; a quiet under-promotion counts as quiet.
+pub fn is_noisy(m: Move) -> bool {
+    m.is_capture() || m.promotion() == Some(Role::Queen)
+}
+
+impl MovePicker {
+    /// `tt_move` is a TT move encoding (0 for none); it is used only if it is
+    /// one of the legal moves.
+    pub fn new(
+        pos: &Chess,
+        tt_move: u16,
+        history: &History,
+        ply: usize,
+        previous: Option<(Piece, Move)>,
+        noisy_only: bool,
+    ) -> MovePicker {
+        let all = pos.legal_moves();
+        let mut noisy = MoveList::new();
+        let mut quiets = MoveList::new();
+        let noisy_only = noisy_only && !pos.is_check();
+        for m in all.iter().copied() {
+            if is_noisy(m) {
+                noisy.push(m);
+            } else if !noisy_only {
+                quiets.push(m);
+            }
+        }
+        let tt_move = (tt_move != 0)
+            .then(|| all.iter().copied().find(|&m| encode_move(m) == tt_move))
+            .flatten();
+        MovePicker {
+            stage: Stage::TtMove,
+            tt_move,
+            killers: history.killers(ply),
+            counter: history.counter(previous),
+            legal_count: all.len(),
+            noisy,
+            noisy_scores: [0; 256],
+            noisy_next: 0,
+            bad: MoveList::new(),
+            bad_next: 0,
+            quiets,
+            quiet_scores: [0; 256],
+            quiet_next: 0,
+            noisy_only,
+            skip_quiets: false,
+        }
+    }
+
+    fn is_special(&self, m: Move) -> bool {
+        Some(m) == self.tt_move
+            || Some(m) == self.killers[0]
+            || Some(m) == self.killers[1]
+            || Some(m) == self.counter
+    }
+
+    /// The next move to try, or `None` when all have been handed out.
+    pub fn next(&mut self, pos: &Chess, history: &History) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::ScoreNoisy;
+                    if let Some(m) = self.tt_move
+                        && (!self.noisy_only || is_noisy(m))
+                    {
+                        return Some(m);
+                    }
+                }
+                Stage::ScoreNoisy => {
+                    for (i, m) in self.noisy.iter().enumerate() {
+                        let victim = m.capture().map_or(0, |r| SEE_VALUE[r as usize]);
+                        let promo = m.promotion().map_or(0, |r| SEE_VALUE[r as usize]);
+                        self.noisy_scores[i] =
+                            (victim + promo) * 16 - SEE_VALUE[m.role() as usize] / 16;
+                    }
+                    self.stage = Stage::GoodNoisy;
+                }
+                Stage::GoodNoisy => {
+                    let Some(m) = pick_best(
+                        &mut self.noisy,
+                        &mut self.noisy_scores,
+                        &mut self.noisy_next,
+                    ) else {
+                        self.stage = Stage::Killer1;
+                        continue;
+                    };
+                    if Some(m) == self.tt_move {
+                        continue;
+                    }
+                    if !see_ge(pos, m, 0) {
+                        self.bad.push(m);
+                        continue;
+                    }
+                    return Some(m);
+                }
+                Stage::Killer1 | Stage::Killer2 | Stage::Counter => {
+                    let candidate = match self.stage {
+                        Stage::Killer1 => self.killers[0],
+                        Stage::Killer2 => self.killers[1],
+                        _ => self
+                            .counter
+                            .filter(|&c| Some(c) != self.killers[0] && Some(c) != self.killers[1]),
+                    };
+                    self.stage = match self.stage {
+                        Stage::Killer1 => Stage::Killer2,
+                        Stage::Killer2 => Stage::Counter,
+                        _ => Stage::ScoreQuiets,
+                    };
+                    if self.skip_quiets || self.noisy_only {
+                        continue;
+                    }
+                    if let Some(m) = candidate
+                        && Some(m) != self.tt_move
+                        && self.quiets.contains(&m)
+                    {
+                        return Some(m);
+                    }
+                }
+                Stage::ScoreQuiets => {
+                    let side = pos.turn();
+                    for (i, &m) in self.quiets.iter().enumerate() {
+                        self.quiet_scores[i] = history.quiet(side, m);
+                    }
+                    self.stage = Stage::Quiets;
+                }
+                Stage::Quiets => {
+                    if self.skip_quiets || self.noisy_only {
+                        self.stage = Stage::BadNoisy;
+                        continue;
+                    }
+                    let Some(m) = pick_best(
+                        &mut self.quiets,
+                        &mut self.quiet_scores,
+                        &mut self.quiet_next,
+                    ) else {
+                        self.stage = Stage::BadNoisy;
+                        continue;
+                    };
+                    if self.is_special(m) {
+                        continue;
+                    }
+                    return Some(m);
+                }
+                Stage::BadNoisy => {
+                    // In quiescence, captures that lose material are not tried.
+                    if self.noisy_only {
+                        self.stage = Stage::Done;
+                        continue;
+                    }
+                    let Some(&m) = self.bad.get(self.bad_next) else {
+                        self.stage = Stage::Done;
+                        continue;
+                    };
+                    self.bad_next += 1;
+                    return Some(m);
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+}
+
+/// Selection sort, one step: swaps the best remaining move to `next`.
+fn pick_best(moves: &mut MoveList, scores: &mut [i32; 256], next: &mut usize) -> Option<Move> {
+    let start = *next;
+    if start >= moves.len() {
+        return None;
+    }
+    let mut best = start;
+    for i in start + 1..moves.len() {
+        if scores[i] > scores[best] {
+            best = i;
+        }
+    }
+    moves.swap(start, best);
+    scores.swap(start, best);
+    *next += 1;
+    Some(moves[start])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+
+    fn pos(fen: &str) -> Chess {
+        let fen: Fen = fen.parse().expect("fen");
+        fen.into_position(CastlingMode::Standard).expect("pos")
+    }
+
+    /// Every legal move comes out exactly once, whatever the TT move.
+    #[test]
+    fn hands_out_each_legal_move_once() {
+        let history = History::default();
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "8/P7/8/8/8/8/7p/k6K w - - 0 1",
+        ] {
+            let p = pos(fen);
+            let legal = p.legal_moves();
+            for tt in [None, legal.first().copied(), legal.last().copied()] {
+                let encoded = tt.map_or(0, encode_move);
+                let mut picker = MovePicker::new(&p, encoded, &history, 0, None, false);
+                let mut seen = Vec::new();
+                while let Some(m) = picker.next(&p, &history) {
+                    seen.push(m);
+                }
+                assert_eq!(seen.len(), legal.len(), "{fen}");
+                for m in legal.iter() {
+                    assert_eq!(seen.iter().filter(|&&s| s == *m).count(), 1, "{fen} {m}");
+                }
+                if let Some(t) = tt {
+                    assert_eq!(seen[0], t);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn good_captures_before_quiets_and_losing_captures_last() {
+        // Qxd5 loses the queen to exd5... no: the pawn on e6 defends d5.
+        let p = pos("4k3/8/4p3/3p4/4P3/8/8/3QK3 w - - 0 1");
+        let history = History::default();
+        let mut picker = MovePicker::new(&p, 0, &history, 0, None, false);
+        let mut order = Vec::new();
+        while let Some(m) = picker.next(&p, &history) {
+            order.push(m.to_uci(CastlingMode::Standard).to_string());
+        }
+        assert_eq!(order.first().map(String::as_str), Some("e4d5"));
+        assert_eq!(order.last().map(String::as_str), Some("d1d5"));
+    }
+}

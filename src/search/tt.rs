@@ -1,0 +1,256 @@
+//! The transposition table shared by every search thread: buckets of four
+//! slots, one cache line each; a slot is two atomics, the packed data and the
+//! key xor the data, so a torn write (two threads storing at once) fails the
+//! key check instead of returning another position's data.
+
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+pub const MATE: i32 = 32_000;
+/// Scores beyond this are mates (in at most MAX_PLY plies).
+pub const MATE_BOUND: i32 = MATE - 512;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Upper = 1,
+    Lower = 2,
+    Exact = 3,
+}
+
+/// What a probe returns. `mv` is a move encoding ([`encode_move`]) that the
+/// caller must find among the legal moves before using it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtEntry {
+    pub mv: u16,
+    pub score: i32,
+    pub eval: i32,
+    pub depth: i32,
+    pub bound: Bound,
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+#[derive(Default)]
+#[repr(align(64))]
+struct Bucket([Slot; 4]);
+
+pub struct TranspositionTable {
+    buckets: Box<[Bucket]>,
+    age: AtomicU8,
+}
+
+/// A move as 16 bits: from, to, promotion role. Castling is king to rook
+/// square (shakmaty's `to` for castling), so the encoding is unambiguous in
+/// both castling modes. 0 means no move.
+pub fn encode_move(m: shakmaty::Move) -> u16 {
+    let to = m.to() as u16;
+    let from = m.from().map_or(to, |f| f as u16);
+    let promo = m.promotion().map_or(0, |r| r as u16);
+    from | to << 6 | promo << 12
+}
+
+/// Mate scores are stored relative to the node, not the root, so that an
+/// entry is right wherever in the tree the position comes again.
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+fn pack(mv: u16, score: i32, eval: i32, depth: i32, bound: Bound, age: u8) -> u64 {
+    (mv as u64)
+        | ((score as i16 as u16 as u64) << 16)
+        | ((eval as i16 as u16 as u64) << 32)
+        | ((depth.clamp(0, 255) as u64) << 48)
+        | ((bound as u64) << 56)
+        | (((age & 0x3f) as u64) << 58)
+}
+
+fn unpack(data: u64) -> (TtEntry, u8) {
+    let bound = match (data >> 56) & 3 {
+        1 => Bound::Upper,
+        2 => Bound::Lower,
+        _ => Bound::Exact,
+    };
+    (
+        TtEntry {
+            mv: data as u16,
+            score: (data >> 16) as u16 as i16 as i32,
+            eval: (data >> 32) as u16 as i16 as i32,
+            depth: ((data >> 48) & 0xff) as i32,
+            bound,
+        },
+        ((data >> 58) & 0x3f) as u8,
+    )
+}
+
+impl TranspositionTable {
+    /// A table of `mb` megabytes, zeroed in parallel on `pool`. `None` when
+    /// the memory cannot be had.
+    pub fn new(mb: usize, pool: &rayon::ThreadPool) -> Option<TranspositionTable> {
+        let count = (mb << 20) / std::mem::size_of::<Bucket>();
+        let mut buckets: Vec<Bucket> = Vec::new();
+        buckets.try_reserve_exact(count.max(1)).ok()?;
+        pool.install(|| {
+            (0..count.max(1))
+                .into_par_iter()
+                .map(|_| Bucket::default())
+                .collect_into_vec(&mut buckets)
+        });
+        Some(TranspositionTable {
+            buckets: buckets.into_boxed_slice(),
+            age: AtomicU8::new(0),
+        })
+    }
+
+    pub fn clear(&self, pool: &rayon::ThreadPool) {
+        pool.install(|| {
+            self.buckets.par_iter().for_each(|b| {
+                for s in &b.0 {
+                    s.check.store(0, Ordering::Relaxed);
+                    s.data.store(0, Ordering::Relaxed);
+                }
+            })
+        });
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Called once per `go`: entries of older searches become cheap to replace.
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn bucket(&self, key: u64) -> &Bucket {
+        let index = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[index]
+    }
+
+    pub fn probe(&self, key: u64) -> Option<TtEntry> {
+        self.bucket(key).0.iter().find_map(|s| {
+            let data = s.data.load(Ordering::Relaxed);
+            (data != 0 && s.check.load(Ordering::Relaxed) ^ data == key).then(|| unpack(data).0)
+        })
+    }
+
+    pub fn store(&self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let age = self.age.load(Ordering::Relaxed) & 0x3f;
+        let bucket = self.bucket(key);
+        let mut victim = &bucket.0[0];
+        let mut worst = i32::MAX;
+        for slot in &bucket.0 {
+            let data = slot.data.load(Ordering::Relaxed);
+            if data == 0 {
+                victim = slot;
+                break;
+            }
+            let (old, old_age) = unpack(data);
+            if slot.check.load(Ordering::Relaxed) ^ data == key {
+                // Same position: keep a deeper entry of this search unless
+                // the new one is exact, and keep its move if we have none.
+                if bound != Bound::Exact && old.depth > depth + 3 && old_age == age {
+                    return;
+                }
+                let mv = if mv == 0 { old.mv } else { mv };
+                let data = pack(mv, score, eval, depth, bound, age);
+                slot.data.store(data, Ordering::Relaxed);
+                slot.check.store(key ^ data, Ordering::Relaxed);
+                return;
+            }
+            let stale = i32::from(age.wrapping_sub(old_age) & 0x3f);
+            let value = old.depth - 8 * stale;
+            if value < worst {
+                worst = value;
+                victim = slot;
+            }
+        }
+        let data = pack(mv, score, eval, depth, bound, age);
+        victim.data.store(data, Ordering::Relaxed);
+        victim.check.store(key ^ data, Ordering::Relaxed);
+    }
+
+    /// Permille of the first thousand slots used by the current search.
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age.load(Ordering::Relaxed) & 0x3f;
+        let used = self
+            .buckets
+            .iter()
+            .take(250)
+            .flat_map(|b| b.0.iter())
+            .filter(|s| {
+                let data = s.data.load(Ordering::Relaxed);
+                data != 0 && unpack(data).1 == age
+            })
+            .count();
+        let slots = (self.buckets.len().min(250) * 4) as u32;
+        used as u32 * 1000 / slots.max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool() -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("pool")
+    }
+
+    #[test]
+    fn store_and_probe_round_trip() {
+        let tt = TranspositionTable::new(1, &pool()).expect("tt");
+        tt.store(0xdead_beef, 1234, -250, 17, 9, Bound::Lower);
+        assert_eq!(
+            tt.probe(0xdead_beef),
+            Some(TtEntry {
+                mv: 1234,
+                score: -250,
+                eval: 17,
+                depth: 9,
+                bound: Bound::Lower
+            })
+        );
+        assert_eq!(tt.probe(0xdead_bef0), None);
+    }
+
+    #[test]
+    fn mate_scores_are_relative_to_the_node() {
+        // Mate in 5 plies from the root, stored at ply 3: 2 plies from there.
+        let root_score = MATE - 5;
+        let stored = score_to_tt(root_score, 3);
+        assert_eq!(stored, MATE - 2);
+        // Found again at ply 7 it is mate 9 plies from the root.
+        assert_eq!(score_from_tt(stored, 7), MATE - 9);
+        assert_eq!(score_from_tt(score_to_tt(-(MATE - 6), 2), 4), -(MATE - 8));
+        assert_eq!(score_from_tt(score_to_tt(123, 5), 9), 123);
+    }
+
+    #[test]
+    fn clear_empties_the_table() {
+        let p = pool();
+        let tt = TranspositionTable::new(1, &p).expect("tt");
+        tt.store(42, 1, 2, 3, 4, Bound::Exact);
+        tt.clear(&p);
+        assert_eq!(tt.probe(42), None);
+        assert_eq!(tt.hashfull(), 0);
+    }
+}

@@ -1,0 +1,746 @@
+//! One search thread: iterative deepening with aspiration windows over a
+//! principal-variation alpha-beta search and a quiescence search. Every
+//! thread of a Lazy SMP search runs this; only the main one (id 0) prints
+//! and watches the clock.
+
+use super::history::History;
+use super::movepick::{MovePicker, is_noisy};
+use super::see::see_ge;
+use super::tt::{Bound, MATE, MATE_BOUND, encode_move, score_from_tt, score_to_tt};
+use super::{MAX_PLY, Shared};
+use crate::eval::evaluate;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, EnPassantMode, Move, MoveList, Piece, Position};
+use std::sync::atomic::Ordering;
+
+pub const INFINITY: i32 = MATE + 1;
+
+/// A root move with what the last search of it found.
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    pub mv: Move,
+    pub score: i32,
+    pub previous_score: i32,
+    pub pv: Vec<Move>,
+    pub seldepth: usize,
+}
+
+/// What one thread's search produced: the PVs of its deepest complete
+/// iteration, best line first.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub depth: i32,
+    pub lines: Vec<RootMove>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    eval: Option<i32>,
+    /// The move made from this ply, for countermoves; `None` after a null move.
+    played: Option<(Piece, Move)>,
+    null_move: bool,
+}
+
+/// Late move reductions by depth and move number.
+fn lmr_table() -> Box<[[i32; 64]; 64]> {
+    let mut t = Box::new([[0; 64]; 64]);
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+        }
+    }
+    t
+}
+
+pub struct Worker<'a> {
+    shared: &'a Shared,
+    pub id: usize,
+    history: History,
+    /// Keys of the game since the last irreversible move, then of the path.
+    keys: Vec<u64>,
+    stack: Box<[Frame; MAX_PLY + 4]>,
+    pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    lmr: Box<[[i32; 64]; 64]>,
+    root_moves: Vec<RootMove>,
+    pv_index: usize,
+    root_depth: i32,
+    seldepth: usize,
+    nodes: u64,
+    unreported: u64,
+    /// Complete iterations: no time or node limit stops the search before one.
+    completed: Option<Outcome>,
+    aborted: bool,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(shared: &'a Shared, id: usize) -> Worker<'a> {
+        let root_moves = shared
+            .root_moves
+            .iter()
+            .map(|&mv| RootMove {
+                mv,
+                score: -INFINITY,
+                previous_score: -INFINITY,
+                pv: vec![mv],
+                seldepth: 0,
+            })
+            .collect();
+        let mut keys = Vec::with_capacity(shared.game_keys.len() + MAX_PLY + 8);
+        keys.extend_from_slice(&shared.game_keys);
+        Worker {
+            shared,
+            id,
+            history: History::default(),
+            keys,
+            stack: Box::new([Frame::default(); MAX_PLY + 4]),
+            pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
+            pv_len: [0; MAX_PLY + 1],
+            lmr: lmr_table(),
+            root_moves,
+            pv_index: 0,
+            root_depth: 0,
+            seldepth: 0,
+            nodes: 0,
+            unreported: 0,
+            completed: None,
+            aborted: false,
+        }
+    }
+
+    fn is_main(&self) -> bool {
+        self.id == 0
+    }
+
+    /// Iterative deepening until the limits (main) or the main thread (helpers) say stop.
+    pub fn iterate(&mut self) -> Option<Outcome> {
+        let multipv = self.shared.multipv.min(self.root_moves.len()).max(1);
+        let max_depth = self.shared.limits.depth;
+        // Helpers start at different depths so that they spread over the tree.
+        let mut depth = 1 + (self.id % 2) as i32;
+        while depth <= max_depth {
+            self.root_depth = depth;
+            for rm in &mut self.root_moves {
+                rm.previous_score = rm.score;
+            }
+            for pv_index in 0..multipv {
+                self.pv_index = pv_index;
+                self.seldepth = 0;
+                self.aspiration(depth);
+                if self.aborted {
+                    break;
+                }
+                self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            }
+            if self.aborted {
+                break;
+            }
+            self.root_moves[..multipv].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            self.completed = Some(Outcome {
+                depth,
+                lines: self.root_moves[..multipv].to_vec(),
+            });
+            self.flush_nodes();
+            if self.is_main() {
+                self.shared
+                    .report_iteration(self.completed.as_ref().expect("just set"));
+                if self
+                    .shared
+                    .iteration_done(self.completed.as_ref().expect("just set"))
+                {
+                    break;
+                }
+            } else if self.shared.abort.load(Ordering::Relaxed) {
+                break;
+            }
+            depth += 1;
+        }
+        self.flush_nodes();
+        self.completed.take()
+    }
+
+    fn aspiration(&mut self, depth: i32) {
+        let previous = self.root_moves[self.pv_index].previous_score;
+        let mut delta = 20;
+        let (mut alpha, mut beta) = if depth >= 5 && previous.abs() < MATE_BOUND {
+            (
+                (previous - delta).max(-INFINITY),
+                (previous + delta).min(INFINITY),
+            )
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        loop {
+            let score = self.root(depth, alpha, beta);
+            if self.aborted {
+                return;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITY);
+                if self.is_main() {
+                    self.shared.report_bound(
+                        &self.root_moves[self.pv_index],
+                        depth,
+                        self.seldepth,
+                        alpha,
+                        beta,
+                    );
+                }
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITY);
+                if self.is_main() {
+                    self.shared.report_bound(
+                        &self.root_moves[self.pv_index],
+                        depth,
+                        self.seldepth,
+                        alpha,
+                        beta,
+                    );
+                }
+            } else {
+                return;
+            }
+            delta += delta / 2 + 10;
+            if delta > 1000 {
+                alpha = -INFINITY;
+                beta = INFINITY;
+            }
+        }
+    }
+
+    /// The root node: the moves of `root_moves[pv_index..]`, best first.
+    fn root(&mut self, depth: i32, mut alpha: i32, beta: i32) -> i32 {
+        let root = &self.shared.root;
+        let root_key = self.shared.root_key;
+        let mut best = -INFINITY;
+        self.pv_len[0] = 0;
+        for i in self.pv_index..self.root_moves.len() {
+            let m = self.root_moves[i].mv;
+            if self.is_main() {
+                self.shared.report_currmove(depth, m, i + 1);
+            }
+            let mut child = root.clone();
+            child.play_unchecked(m);
+            let key = child_key(root, root_key, m, &child);
+            let gives_check = child.is_check();
+            let new_depth = depth - 1 + i32::from(gives_check);
+            self.keys.push(key);
+            self.stack[0].played = root
+                .board()
+                .piece_at(m.from().unwrap_or(m.to()))
+                .map(|p| (p, m));
+            let searched = i - self.pv_index;
+            let mut score;
+            if searched == 0 {
+                score = -self.search::<true>(&child, key, new_depth, 1, -beta, -alpha, false);
+            } else {
+                let r = if depth >= 3 && searched >= 3 && !is_noisy(m) && !gives_check {
+                    (self.lmr[depth.min(63) as usize][searched.min(63)] - 1).clamp(0, new_depth - 1)
+                } else {
+                    0
+                };
+                score =
+                    -self.search::<false>(&child, key, new_depth - r, 1, -alpha - 1, -alpha, true);
+                if score > alpha && r > 0 {
+                    score =
+                        -self.search::<false>(&child, key, new_depth, 1, -alpha - 1, -alpha, false);
+                }
+                if score > alpha && score < beta {
+                    score = -self.search::<true>(&child, key, new_depth, 1, -beta, -alpha, false);
+                }
+            }
+            self.keys.pop();
+            if self.aborted {
+                return best;
+            }
+            let rm = &mut self.root_moves[i];
+            if searched == 0 || score > alpha {
+                rm.score = score;
+                rm.seldepth = self.seldepth;
+                rm.pv.clear();
+                rm.pv.push(m);
+                rm.pv
+                    .extend(self.pv[1][1..self.pv_len[1].max(1)].iter().flatten());
+            } else {
+                // Not a best move: keep it behind those that are.
+                rm.score = -INFINITY;
+            }
+            if score > best {
+                best = score;
+            }
+            if score > alpha {
+                alpha = score;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    fn flush_nodes(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.unreported, Ordering::Relaxed);
+        self.unreported = 0;
+    }
+
+    /// Counts a node and, now and then, asks whether to stop.
+    fn tick(&mut self) {
+        self.nodes += 1;
+        self.unreported += 1;
+        let check_now =
+            self.unreported >= 1024 || (self.is_main() && self.shared.limits.nodes.is_some());
+        if check_now {
+            self.flush_nodes();
+            let may_stop = self.completed.is_some();
+            if self.shared.should_stop(self.is_main(), may_stop) {
+                self.aborted = true;
+            }
+        }
+    }
+
+    fn is_repetition(&self, halfmoves: u32) -> bool {
+        let n = self.keys.len();
+        let Some(&key) = self.keys.last() else {
+            return false;
+        };
+        let window = (halfmoves as usize).min(n - 1);
+        (2..=window)
+            .step_by(2)
+            .any(|back| self.keys[n - 1 - back] == key)
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = Some(m);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search<const PV: bool>(
+        &mut self,
+        pos: &Chess,
+        key: u64,
+        mut depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        cut_node: bool,
+    ) -> i32 {
+        if depth <= 0 {
+            return self.qsearch::<PV>(pos, key, ply, alpha, beta);
+        }
+        self.pv_len[ply] = ply;
+        self.tick();
+        if self.aborted {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = pos.is_check();
+
+        // Draws: the fifty-move rule (unless this is mate), repetition, dead positions.
+        if pos.halfmoves() >= 100 {
+            return if in_check && pos.legal_moves().is_empty() {
+                -MATE + ply as i32
+            } else {
+                0
+            };
+        }
+        if self.is_repetition(pos.halfmoves())
+            || (pos.board().occupied().count() <= 4 && pos.is_insufficient_material())
+        {
+            return 0;
+        }
+        if ply >= MAX_PLY {
+            return if in_check { 0 } else { evaluate(pos) };
+        }
+
+        // Mate distance pruning.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+
+        let tt = self.shared.tt.probe(key);
+        if let Some(e) = tt
+            && !PV
+            && e.depth >= depth
+        {
+            let score = score_from_tt(e.score, ply);
+            let cutoff = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cutoff {
+                return score;
+            }
+        }
+
+        let eval = if in_check {
+            None
+        } else {
+            Some(tt.map_or_else(|| evaluate(pos), |e| e.eval))
+        };
+        self.stack[ply].eval = eval;
+        let improving = match (eval, ply.checked_sub(2).and_then(|p| self.stack[p].eval)) {
+            (Some(now), Some(before)) => now > before,
+            _ => false,
+        };
+        self.stack[ply + 1].null_move = false;
+        self.history.clear_killers(ply + 1);
+
+        if let (false, Some(eval)) = (PV, eval) {
+            // Reverse futility: far above beta with little depth left.
+            if depth <= 8
+                && eval.abs() < MATE_BOUND
+                && eval - 80 * (depth - i32::from(improving)) >= beta
+            {
+                return eval;
+            }
+            // Null move: give the opponent a free move; if we still beat beta,
+            // a real move will too. Not with pawns alone (zugzwang).
+            if depth >= 3
+                && eval >= beta
+                && !self.stack[ply].null_move
+                && has_pieces(pos)
+                && let Ok(null) = pos.clone().swap_turn()
+            {
+                let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
+                let null_key = zobrist(&null);
+                self.keys.push(null_key);
+                self.stack[ply].played = None;
+                self.stack[ply + 1].null_move = true;
+                let score = -self.search::<false>(
+                    &null,
+                    null_key,
+                    depth - r,
+                    ply + 1,
+                    -beta,
+                    -beta + 1,
+                    !cut_node,
+                );
+                self.stack[ply + 1].null_move = false;
+                self.keys.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if score >= beta {
+                    let score = if score >= MATE_BOUND { beta } else { score };
+                    if depth < 10 {
+                        return score;
+                    }
+                    // Verification at depth: the same search without a null move.
+                    self.stack[ply].null_move = true;
+                    let v = self.search::<false>(pos, key, depth - r, ply, beta - 1, beta, false);
+                    self.stack[ply].null_move = false;
+                    if v >= beta {
+                        return score;
+                    }
+                }
+            }
+        }
+
+        let previous = ply.checked_sub(1).and_then(|p| self.stack[p].played);
+        let mut picker = MovePicker::new(
+            pos,
+            tt.map_or(0, |e| e.mv),
+            &self.history,
+            ply,
+            previous,
+            false,
+        );
+        let tt_move = picker.tt_move;
+        // Internal iterative reduction: no move to try first, so search less.
+        if tt_move.is_none() && depth >= 4 && (PV || cut_node) {
+            depth -= 1;
+        }
+        if picker.legal_count == 0 {
+            return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        let original_alpha = alpha;
+        let mut best_score = -INFINITY;
+        let mut best_move = None;
+        let mut quiets_tried = MoveList::new();
+        let mut searched = 0usize;
+        let lmp_limit = (3 + depth * depth) as usize / (2 - usize::from(improving));
+
+        while let Some(m) = picker.next(pos, &self.history) {
+            let quiet = !is_noisy(m);
+            if best_score > -MATE_BOUND && has_pieces(pos) {
+                if quiet {
+                    if depth <= 8 && searched >= lmp_limit {
+                        picker.skip_quiets = true;
+                        continue;
+                    }
+                    if depth <= 8 && !see_ge(pos, m, -30 * depth * depth) {
+                        continue;
+                    }
+                } else if depth <= 6 && !see_ge(pos, m, -100 * depth) {
+                    continue;
+                }
+            }
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let gives_check = child.is_check();
+            // Futility: a quiet move cannot lift a hopeless eval to alpha.
+            if quiet
+                && !gives_check
+                && !in_check
+                && searched > 0
+                && depth <= 8
+                && best_score > -MATE_BOUND
+                && eval.is_some_and(|e| e + 100 + 100 * depth <= alpha)
+            {
+                continue;
+            }
+            let child_key = child_key(pos, key, m, &child);
+            let new_depth =
+                depth - 1 + i32::from(gives_check && ply < 2 * self.root_depth as usize);
+            self.keys.push(child_key);
+            self.stack[ply].played = pos
+                .board()
+                .piece_at(m.from().unwrap_or(m.to()))
+                .map(|p| (p, m));
+            let mut score;
+            if searched == 0 {
+                score =
+                    -self.search::<PV>(&child, child_key, new_depth, ply + 1, -beta, -alpha, false);
+            } else {
+                let mut r = 0;
+                if depth >= 3 && searched > usize::from(PV) {
+                    r = self.lmr[depth.min(63) as usize][searched.min(63)];
+                    r -= i32::from(PV);
+                    r += i32::from(cut_node);
+                    r += i32::from(!improving);
+                    r -= i32::from(gives_check);
+                    if quiet {
+                        r -= self.history.quiet(pos.turn(), m) / 8192;
+                    } else {
+                        r -= 1;
+                    }
+                    r = r.clamp(0, (new_depth - 1).max(0));
+                }
+                score = -self.search::<false>(
+                    &child,
+                    child_key,
+                    new_depth - r,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    true,
+                );
+                if score > alpha && r > 0 {
+                    score = -self.search::<false>(
+                        &child,
+                        child_key,
+                        new_depth,
+                        ply + 1,
+                        -alpha - 1,
+                        -alpha,
+                        !cut_node,
+                    );
+                }
+                if PV && score > alpha && score < beta {
+                    score = -self.search::<true>(
+                        &child,
+                        child_key,
+                        new_depth,
+                        ply + 1,
+                        -beta,
+                        -alpha,
+                        false,
+                    );
+                }
+            }
+            self.keys.pop();
+            searched += 1;
+            if self.aborted {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    alpha = score;
+                    if PV {
+                        self.update_pv(ply, m);
+                    }
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+            if quiet {
+                quiets_tried.push(m);
+            }
+        }
+
+        if searched == 0 {
+            // Every move was pruned: fall back on what the position is worth.
+            return eval.unwrap_or(alpha);
+        }
+        if let Some(best) = best_move
+            && best_score >= beta
+            && !is_noisy(best)
+        {
+            self.history.add_killer(ply, best);
+            self.history.set_counter(previous, best);
+            self.history
+                .update_quiets(pos.turn(), best, &quiets_tried, depth);
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if PV && best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(
+            key,
+            best_move.map_or(tt_move.map_or(0, encode_move), encode_move),
+            score_to_tt(best_score, ply),
+            eval.unwrap_or(0),
+            depth,
+            bound,
+        );
+        best_score
+    }
+
+    fn qsearch<const PV: bool>(
+        &mut self,
+        pos: &Chess,
+        key: u64,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        self.tick();
+        if self.aborted {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = pos.is_check();
+        if pos.halfmoves() >= 100 && !(in_check && pos.legal_moves().is_empty()) {
+            return 0;
+        }
+        if ply >= MAX_PLY {
+            return if in_check { 0 } else { evaluate(pos) };
+        }
+        let tt = self.shared.tt.probe(key);
+        if let Some(e) = tt
+            && !PV
+        {
+            let score = score_from_tt(e.score, ply);
+            let cutoff = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cutoff {
+                return score;
+            }
+        }
+        let mut best_score;
+        let stand_pat;
+        if in_check {
+            best_score = -INFINITY;
+            stand_pat = None;
+        } else {
+            let eval = tt.map_or_else(|| evaluate(pos), |e| e.eval);
+            if eval >= beta {
+                return eval;
+            }
+            alpha = alpha.max(eval);
+            best_score = eval;
+            stand_pat = Some(eval);
+        }
+        let mut picker =
+            MovePicker::new(pos, tt.map_or(0, |e| e.mv), &self.history, ply, None, true);
+        if in_check && picker.legal_count == 0 {
+            return -MATE + ply as i32;
+        }
+        let mut best_move = None;
+        while let Some(m) = picker.next(pos, &self.history) {
+            // Delta pruning: even winning the piece cannot reach alpha.
+            if let Some(sp) = stand_pat
+                && m.promotion().is_none()
+                && sp + m.capture().map_or(0, |r| super::see::SEE_VALUE[r as usize]) + 200 <= alpha
+            {
+                continue;
+            }
+            if !in_check && m.promotion().is_none() && !see_ge(pos, m, 0) {
+                continue;
+            }
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let child_key = child_key(pos, key, m, &child);
+            let score = -self.qsearch::<PV>(&child, child_key, ply + 1, -beta, -alpha);
+            if self.aborted {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    alpha = score;
+                    if PV {
+                        self.update_pv(ply, m);
+                    }
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(
+            key,
+            best_move.map_or(0, encode_move),
+            score_to_tt(best_score, ply),
+            stand_pat.unwrap_or(0),
+            0,
+            bound,
+        );
+        best_score
+    }
+}
+
+/// The key after `m`, incremental where shakmaty can, from scratch elsewhere.
+pub fn child_key(parent: &Chess, key: u64, m: Move, child: &Chess) -> u64 {
+    parent
+        .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
+        .map_or_else(|| zobrist(child), |z| z.0)
+}
+
+pub fn zobrist(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// The legal move of `pos` with this encoding: a TT move is never trusted
+/// before it is found among the legal moves.
+pub fn find_move(pos: &Chess, encoded: u16) -> Option<Move> {
+    if encoded == 0 {
+        return None;
+    }
+    pos.legal_moves()
+        .into_iter()
+        .find(|&m| encode_move(m) == encoded)
+}
+
+/// The side to move has a piece besides king and pawns.
+fn has_pieces(pos: &Chess) -> bool {
+    let b = pos.board();
+    (b.by_color(pos.turn()) & !(b.pawns() | b.kings())).any()
+}
