@@ -28,7 +28,6 @@ import os
 import queue
 import random
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -1359,6 +1358,11 @@ def main(argv: Optional[list[str]] = None) -> int:
           f"{args.concurrency}   openings {args.openings} ({len(openings)}) seed {seed}"
           + (f"   SPRT [{args.sprt[0]:g}, {args.sprt[1]:g}]" if args.sprt else ""), flush=True)
 
+    def _interrupt(signum, frame):  # SIGINT may be ignored when started in the background
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
     match = Match(cfg, openings, total_pairs, seed)
     threads = [threading.Thread(target=match.worker, args=(i,), daemon=True)
                for i in range(min(args.concurrency, total_pairs))]

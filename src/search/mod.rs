@@ -172,7 +172,9 @@ impl Shared {
         if self.pondering.load(Ordering::Relaxed) {
             return false;
         }
-        if let Some(budget) = self.limits.budget {
+        if let Some(budget) = self.limits.budget
+            && !budget.exact
+        {
             if self.root_moves.len() == 1 {
                 return true;
             }

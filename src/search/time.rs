@@ -10,6 +10,8 @@ use std::time::Duration;
 pub struct TimeBudget {
     pub soft: Duration,
     pub hard: Duration,
+    /// `movetime`: use all of it, whatever the search looks like.
+    pub exact: bool,
 }
 
 /// Moves we plan for when the GUI does not say (sudden death).
@@ -21,7 +23,11 @@ impl TimeBudget {
         if let Some(movetime) = go.movetime {
             let ms = movetime.saturating_sub(overhead_ms).max(1);
             let d = Duration::from_millis(ms);
-            return Some(TimeBudget { soft: d, hard: d });
+            return Some(TimeBudget {
+                soft: d,
+                hard: d,
+                exact: true,
+            });
         }
         let (clock, inc) = match side {
             Color::White => (go.wtime, go.winc),
@@ -48,6 +54,7 @@ impl TimeBudget {
         Some(TimeBudget {
             soft: Duration::from_millis(soft),
             hard: Duration::from_millis(hard),
+            exact: false,
         })
     }
 }
