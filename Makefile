@@ -4,7 +4,7 @@ EXE ?= qilin
 CARGO ?= cargo
 RUSTFLAGS_NATIVE ?=
 
-.PHONY: all build run test fmt-check clippy unit-and-engine-tests clean lab-venv match
+.PHONY: all build run test fmt-check clippy unit-and-engine-tests clean lab-venv match sprt
 
 all: build
 
@@ -46,3 +46,14 @@ $(LAB_VENV)/.installed: engine-tests/lab/requirements.txt
 
 match: lab-venv
 	$(LAB_VENV)/bin/python engine-tests/lab/match.py $(ARGS)
+
+# SPRT of the working tree against BASE (a binary or a git ref, default HEAD):
+#   make sprt BASE=main TC=8+0.08 ELO0=0 ELO1=5
+BASE ?= HEAD
+TC ?= 8+0.08
+ELO0 ?= 0
+ELO1 ?= 5
+sprt: build lab-venv
+	base=$$(engine-tests/lab/build_base.sh "$(BASE)") && \
+	$(LAB_VENV)/bin/python engine-tests/lab/match.py --engine ./$(EXE) --engine-name new \
+	  --opponent "$$base" --opponent-name base --tc $(TC) --sprt $(ELO0) $(ELO1) --games 20000 $(ARGS)

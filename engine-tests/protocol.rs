@@ -434,3 +434,27 @@ fn output_lines_are_clean() {
         );
     }
 }
+
+#[test]
+fn a_hash_larger_than_memory_is_refused() {
+    let free_mb = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map(|kb| kb / 1024);
+    // Only meaningful where 64 GB is more than the machine has free.
+    if free_mb.is_none_or(|mb| mb >= 60_000) {
+        return;
+    }
+    let mut e = Engine::start();
+    assert_eq!(
+        e.ask("setoption name Hash value 65536"),
+        vec!["info string error: not enough memory for Hash 65536 MB; keeping 16 MB"]
+    );
+    let lines = e.go("depth 3");
+    assert!(lines.last().is_some_and(|l| l.starts_with("bestmove ")));
+    assert!(lines.iter().any(|l| l.contains(" hashfull ")));
+}

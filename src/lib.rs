@@ -1,5 +1,6 @@
 //! Qilin, a UCI chess engine. See README.md for the architecture.
 
+pub mod analyse;
 pub mod bench;
 pub mod engine;
 pub mod eval;

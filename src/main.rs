@@ -9,6 +9,7 @@ const USAGE: &str = "\
 usage: qilin                                  UCI mode (the default)
        qilin perft <depth> [<fen>] [--threads N] [--chess960]
        qilin bench [depth]                    fixed-depth search of the bench positions
+       qilin analyse [--fen FEN] [--moves m1 m2 ...] [--depth N | --movetime MS] [--multipv K] [--uci]
        qilin --help | --version";
 
 fn main() -> ExitCode {
@@ -27,6 +28,10 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some("perft") => run_perft(&args[1..]),
+        Some("analyse" | "analyze") => match qilin::analyse::run(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => usage_error(&format!("{e}\nusage: {}", qilin::analyse::USAGE)),
+        },
         Some("bench") => {
             let depth = match args.get(1).map(|d| d.parse::<u32>()) {
                 None => None,

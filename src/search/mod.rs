@@ -3,6 +3,7 @@
 //! transposition table, the node counter and the stop flags. The main worker
 //! (index 0) keeps time, prints, and decides the `bestmove`.
 
+pub mod features;
 pub mod history;
 pub mod movepick;
 pub mod see;
@@ -88,6 +89,7 @@ pub struct Shared {
     /// Keys of the game since the last irreversible move, the root's last.
     pub game_keys: Vec<u64>,
     pub multipv: usize,
+    pub features: features::Features,
     start: Instant,
     /// When the clock started, in µs after `start`: at `ponderhit` when pondering.
     clock_origin_us: AtomicU64,
@@ -96,6 +98,8 @@ pub struct Shared {
     mode: CastlingMode,
     show_wdl: bool,
     material: i32,
+    /// The node count of the last lines printed.
+    reported_nodes: AtomicU64,
     /// Iterations in a row that kept the best move (main worker).
     stable: AtomicU32,
     last_best: std::sync::Mutex<Option<Move>>,
@@ -212,6 +216,8 @@ impl Shared {
     }
 
     fn report_iteration(&self, outcome: &Outcome) {
+        self.reported_nodes
+            .store(self.nodes.load(Ordering::Relaxed), Ordering::Relaxed);
         for (i, line) in outcome.lines.iter().enumerate() {
             self.out
                 .line(&self.info_line(outcome.depth, line, i + 1, ""));
@@ -318,6 +324,7 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
         root_moves,
         game_keys: game.reversible_keys().collect(),
         multipv: job.options.multipv,
+        features: features::Features::from_env(),
         start: Instant::now(),
         clock_origin_us: AtomicU64::new(0),
         pondering: AtomicBool::new(job.params.ponder),
@@ -325,6 +332,7 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
         mode: game.castling_mode(),
         show_wdl: job.options.show_wdl,
         material: material_count(pos),
+        reported_nodes: AtomicU64::new(u64::MAX),
         stable: AtomicU32::new(0),
         last_best: std::sync::Mutex::new(None),
     };
@@ -344,9 +352,15 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
     }
     let chosen = choose(&outcomes);
     let (best, ponder) = match chosen {
-        Some((index, outcome)) => {
-            if index != 0 {
-                // The line behind the move we play must be the last one shown.
+        Some(outcome) => {
+            // The line behind the move we play is the last one shown, with
+            // the nodes and time of the whole search.
+            let main_shown = outcomes[0]
+                .as_ref()
+                .is_some_and(|m| std::ptr::eq(m, outcome))
+                && shared.reported_nodes.load(Ordering::SeqCst)
+                    == shared.nodes.load(Ordering::SeqCst);
+            if !main_shown {
                 shared.report_iteration(outcome);
             }
             let line = &outcome.lines[0];
@@ -382,19 +396,14 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
 
 /// The main worker's result unless a helper completed a deeper iteration
 /// with a score at least as good.
-fn choose(outcomes: &[Option<Outcome>]) -> Option<(usize, &Outcome)> {
-    let mut best: Option<(usize, &Outcome)> = None;
-    for (i, o) in outcomes.iter().enumerate() {
-        let Some(o) = o else { continue };
-        best = match best {
-            None => Some((i, o)),
-            Some((_, b)) if o.depth > b.depth && o.lines[0].score >= b.lines[0].score => {
-                Some((i, o))
-            }
-            keep => keep,
-        };
-    }
-    best
+fn choose(outcomes: &[Option<Outcome>]) -> Option<&Outcome> {
+    outcomes
+        .iter()
+        .flatten()
+        .fold(None, |best: Option<&Outcome>, o| match best {
+            Some(b) if !(o.depth > b.depth && o.lines[0].score >= b.lines[0].score) => Some(b),
+            _ => Some(o),
+        })
 }
 
 /// In `infinite` and `ponder` mode the GUI waits for `bestmove` until it

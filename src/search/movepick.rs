@@ -38,8 +38,6 @@ pub struct MovePicker {
     /// Quiescence: only captures and queen promotions that do not lose
     /// material, unless in check.
     noisy_only: bool,
-    /// Late move pruning: no more quiet moves.
-    pub skip_quiets: bool,
     pub legal_count: usize,
 }
 
@@ -88,7 +86,6 @@ impl MovePicker {
             quiet_scores: [0; 256],
             quiet_next: 0,
             noisy_only,
-            skip_quiets: false,
         }
     }
 
@@ -151,7 +148,7 @@ impl MovePicker {
                         Stage::Killer2 => Stage::Counter,
                         _ => Stage::ScoreQuiets,
                     };
-                    if self.skip_quiets || self.noisy_only {
+                    if self.noisy_only {
                         continue;
                     }
                     if let Some(m) = candidate
@@ -169,7 +166,7 @@ impl MovePicker {
                     self.stage = Stage::Quiets;
                 }
                 Stage::Quiets => {
-                    if self.skip_quiets || self.noisy_only {
+                    if self.noisy_only {
                         self.stage = Stage::BadNoisy;
                         continue;
                     }
@@ -288,14 +285,30 @@ mod tests {
     #[test]
     fn perft_through_the_picker_equals_perft() {
         let cases = [
-            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4, 197_281),
-            ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3, 97_862),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                4,
+                197_281,
+            ),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                3,
+                97_862,
+            ),
             ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43_238),
-            ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3, 9_467),
+            (
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                3,
+                9_467,
+            ),
         ];
         for (fen, depth, nodes) in cases {
             let mut history = History::default();
-            assert_eq!(picker_perft(&pos(fen), depth, &mut history, 0), nodes, "{fen}");
+            assert_eq!(
+                picker_perft(&pos(fen), depth, &mut history, 0),
+                nodes,
+                "{fen}"
+            );
         }
     }
 

@@ -28,6 +28,20 @@ pub struct TtEntry {
     pub bound: Bound,
 }
 
+impl TtEntry {
+    /// The stored score, when its bound settles the node at `ply` for the
+    /// window (alpha, beta).
+    pub fn cutoff(&self, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+        let score = score_from_tt(self.score, ply);
+        let settles = match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+        };
+        settles.then_some(score)
+    }
+}
+
 #[derive(Default)]
 struct Slot {
     check: AtomicU64,

@@ -3,10 +3,11 @@
 //! thread of a Lazy SMP search runs this; only the main one (id 0) prints
 //! and watches the clock.
 
+use super::features::Feature;
 use super::history::History;
 use super::movepick::{MovePicker, is_noisy};
 use super::see::see_ge;
-use super::tt::{Bound, MATE, MATE_BOUND, encode_move, score_from_tt, score_to_tt};
+use super::tt::{Bound, MATE, MATE_BOUND, encode_move, score_to_tt};
 use super::{MAX_PLY, Shared};
 use crate::eval::evaluate;
 use shakmaty::zobrist::Zobrist64;
@@ -112,6 +113,10 @@ impl<'a> Worker<'a> {
         self.id == 0
     }
 
+    fn on(&self, feature: Feature) -> bool {
+        self.shared.features.on(feature)
+    }
+
     /// Iterative deepening until the limits (main) or the main thread (helpers) say stop.
     pub fn iterate(&mut self) -> Option<Outcome> {
         let multipv = self.shared.multipv.min(self.root_moves.len()).max(1);
@@ -162,14 +167,15 @@ impl<'a> Worker<'a> {
     fn aspiration(&mut self, depth: i32) {
         let previous = self.root_moves[self.pv_index].previous_score;
         let mut delta = 20;
-        let (mut alpha, mut beta) = if depth >= 5 && previous.abs() < MATE_BOUND {
-            (
-                (previous - delta).max(-INFINITY),
-                (previous + delta).min(INFINITY),
-            )
-        } else {
-            (-INFINITY, INFINITY)
-        };
+        let (mut alpha, mut beta) =
+            if depth >= 5 && previous.abs() < MATE_BOUND && self.on(Feature::Aspiration) {
+                (
+                    (previous - delta).max(-INFINITY),
+                    (previous + delta).min(INFINITY),
+                )
+            } else {
+                (-INFINITY, INFINITY)
+            };
         loop {
             let score = self.root(depth, alpha, beta);
             if self.aborted {
@@ -321,6 +327,32 @@ impl<'a> Worker<'a> {
         self.pv_len[ply] = child_len;
     }
 
+    /// Takes a searched move's score into the node's best; true when it
+    /// raised alpha (the caller then checks for a cutoff).
+    fn improve<const PV: bool>(
+        &mut self,
+        ply: usize,
+        m: Move,
+        score: i32,
+        best_score: &mut i32,
+        best_move: &mut Option<Move>,
+        alpha: &mut i32,
+    ) -> bool {
+        if score <= *best_score {
+            return false;
+        }
+        *best_score = score;
+        if score <= *alpha {
+            return false;
+        }
+        *best_move = Some(m);
+        *alpha = score;
+        if PV {
+            self.update_pv(ply, m);
+        }
+        true
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn search<const PV: bool>(
         &mut self,
@@ -372,13 +404,7 @@ impl<'a> Worker<'a> {
             && !PV
             && e.depth >= depth
         {
-            let score = score_from_tt(e.score, ply);
-            let cutoff = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => score >= beta,
-                Bound::Upper => score <= alpha,
-            };
-            if cutoff {
+            if let Some(score) = e.cutoff(ply, alpha, beta) {
                 return score;
             }
         }
@@ -399,6 +425,7 @@ impl<'a> Worker<'a> {
         if let (false, Some(eval)) = (PV, eval) {
             // Reverse futility: far above beta with little depth left.
             if depth <= 8
+                && self.on(Feature::ReverseFutility)
                 && eval.abs() < MATE_BOUND
                 && eval - 80 * (depth - i32::from(improving)) >= beta
             {
@@ -407,6 +434,7 @@ impl<'a> Worker<'a> {
             // Null move: give the opponent a free move; if we still beat beta,
             // a real move will too. Not with pawns alone (zugzwang).
             if depth >= 3
+                && self.on(Feature::NullMove)
                 && eval >= beta
                 && !self.stack[ply].null_move
                 && has_pieces(pos)
@@ -458,7 +486,7 @@ impl<'a> Worker<'a> {
         );
         let tt_move = picker.tt_move;
         // Internal iterative reduction: no move to try first, so search less.
-        if tt_move.is_none() && depth >= 4 && (PV || cut_node) {
+        if tt_move.is_none() && depth >= 4 && (PV || cut_node) && self.on(Feature::Iir) {
             depth -= 1;
         }
         if picker.legal_count == 0 {
@@ -473,32 +501,37 @@ impl<'a> Worker<'a> {
 
         while let Some(m) = picker.next(pos, &self.history) {
             let quiet = !is_noisy(m);
-            if best_score > -MATE_BOUND && has_pieces(pos) {
-                if quiet {
-                    if depth <= 8 && searched >= lmp_limit {
-                        picker.skip_quiets = true;
-                        continue;
-                    }
-                    if depth <= 8 && !see_ge(pos, m, -30 * depth * depth) {
-                        continue;
-                    }
-                } else if depth <= 6 && !see_ge(pos, m, -100 * depth) {
-                    continue;
-                }
-            }
             let mut child = pos.clone();
             child.play_unchecked(m);
             let gives_check = child.is_check();
-            // Futility: a quiet move cannot lift a hopeless eval to alpha.
-            if quiet
-                && !gives_check
-                && !in_check
-                && searched > 0
-                && depth <= 8
-                && best_score > -MATE_BOUND
-                && eval.is_some_and(|e| e + 100 + 100 * depth <= alpha)
-            {
-                continue;
+            // Shallow pruning, never of a move that gives check (it may mate)
+            // and never before one move has a score.
+            if best_score > -MATE_BOUND && has_pieces(pos) && !gives_check {
+                if quiet {
+                    // Late move pruning: the quiet moves ordered last.
+                    if depth <= 8 && searched >= lmp_limit && self.on(Feature::Lmp) {
+                        continue;
+                    }
+                    // Futility: a quiet move cannot lift a hopeless eval to alpha.
+                    if !in_check
+                        && depth <= 8
+                        && self.on(Feature::Futility)
+                        && eval.is_some_and(|e| e + 100 + 100 * depth <= alpha)
+                    {
+                        continue;
+                    }
+                    if depth <= 8
+                        && self.on(Feature::SeePruning)
+                        && !see_ge(pos, m, -30 * depth * depth)
+                    {
+                        continue;
+                    }
+                } else if depth <= 6
+                    && self.on(Feature::SeePruning)
+                    && !see_ge(pos, m, -100 * depth)
+                {
+                    continue;
+                }
             }
             let child_key = child_key(pos, key, m, &child);
             let new_depth =
@@ -514,7 +547,7 @@ impl<'a> Worker<'a> {
                     -self.search::<PV>(&child, child_key, new_depth, ply + 1, -beta, -alpha, false);
             } else {
                 let mut r = 0;
-                if depth >= 3 && searched > usize::from(PV) {
+                if depth >= 3 && searched > usize::from(PV) && self.on(Feature::Lmr) {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
                     r -= i32::from(PV);
                     r += i32::from(cut_node);
@@ -564,18 +597,10 @@ impl<'a> Worker<'a> {
             if self.aborted {
                 return 0;
             }
-            if score > best_score {
-                best_score = score;
-                if score > alpha {
-                    best_move = Some(m);
-                    alpha = score;
-                    if PV {
-                        self.update_pv(ply, m);
-                    }
-                    if alpha >= beta {
-                        break;
-                    }
-                }
+            if self.improve::<PV>(ply, m, score, &mut best_score, &mut best_move, &mut alpha)
+                && alpha >= beta
+            {
+                break;
             }
             if quiet {
                 quiets_tried.push(m);
@@ -590,8 +615,10 @@ impl<'a> Worker<'a> {
             && best_score >= beta
             && !is_noisy(best)
         {
-            self.history.add_killer(ply, best);
-            self.history.set_counter(previous, best);
+            if self.on(Feature::Killers) {
+                self.history.add_killer(ply, best);
+                self.history.set_counter(previous, best);
+            }
             self.history
                 .update_quiets(pos.turn(), best, &quiets_tried, depth);
         }
@@ -638,13 +665,7 @@ impl<'a> Worker<'a> {
         if let Some(e) = tt
             && !PV
         {
-            let score = score_from_tt(e.score, ply);
-            let cutoff = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => score >= beta,
-                Bound::Upper => score <= alpha,
-            };
-            if cutoff {
+            if let Some(score) = e.cutoff(ply, alpha, beta) {
                 return score;
             }
         }
@@ -686,18 +707,10 @@ impl<'a> Worker<'a> {
             if self.aborted {
                 return 0;
             }
-            if score > best_score {
-                best_score = score;
-                if score > alpha {
-                    best_move = Some(m);
-                    alpha = score;
-                    if PV {
-                        self.update_pv(ply, m);
-                    }
-                    if alpha >= beta {
-                        break;
-                    }
-                }
+            if self.improve::<PV>(ply, m, score, &mut best_score, &mut best_move, &mut alpha)
+                && alpha >= beta
+            {
+                break;
             }
         }
         let bound = if best_score >= beta {
