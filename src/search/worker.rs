@@ -403,10 +403,9 @@ impl<'a> Worker<'a> {
         if let Some(e) = tt
             && !PV
             && e.depth >= depth
+            && let Some(score) = e.cutoff(ply, alpha, beta)
         {
-            if let Some(score) = e.cutoff(ply, alpha, beta) {
-                return score;
-            }
+            return score;
         }
 
         let eval = if in_check {
@@ -664,10 +663,9 @@ impl<'a> Worker<'a> {
         let tt = self.shared.tt.probe(key);
         if let Some(e) = tt
             && !PV
+            && let Some(score) = e.cutoff(ply, alpha, beta)
         {
-            if let Some(score) = e.cutoff(ply, alpha, beta) {
-                return score;
-            }
+            return score;
         }
         let mut best_score;
         let stand_pat;
