@@ -498,6 +498,8 @@ impl<'a> Worker<'a> {
         let mut searched = 0usize;
         let lmp_limit = (3 + depth * depth) as usize / (2 - usize::from(improving));
 
+        // Pruning needs pieces to move: with pawns alone, zugzwang rules.
+        let prunable = has_pieces(pos);
         while let Some(m) = picker.next(pos, &self.history) {
             let quiet = !is_noisy(m);
             let mut child = pos.clone();
@@ -505,7 +507,7 @@ impl<'a> Worker<'a> {
             let gives_check = child.is_check();
             // Shallow pruning, never of a move that gives check (it may mate)
             // and never before one move has a score.
-            if best_score > -MATE_BOUND && has_pieces(pos) && !gives_check {
+            if best_score > -MATE_BOUND && prunable && !gives_check {
                 if quiet {
                     // Late move pruning: the quiet moves ordered last.
                     if depth <= 8 && searched >= lmp_limit && self.on(Feature::Lmp) {
