@@ -480,6 +480,27 @@ mod tests {
     }
 
     #[test]
+    fn a_thousand_plies_set_up_in_under_ten_milliseconds() {
+        let text = [KNIGHT_SHUFFLE; 250].join(" ");
+        let moves: Vec<&str> = text.split(' ').collect();
+        let started = std::time::Instant::now();
+        let mut g = Game::default();
+        g.play_uci_moves(&moves).expect("legal");
+        let status = g.rule_status();
+        assert!(
+            started.elapsed() < std::time::Duration::from_millis(10),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(g.moves().len(), 1000);
+        // 1000 plies without a capture or pawn move: both automatic draws hold.
+        assert_eq!(
+            status.ended,
+            vec![GameOver::FivefoldRepetition, GameOver::SeventyFiveMoves]
+        );
+    }
+
+    #[test]
     fn bad_move_keeps_the_moves_before_it() {
         let mut g = Game::default();
         let err = g.play_uci_moves(&["e2e4", "e7e5", "e4e5"]).unwrap_err();
