@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub const POSITIONS: &str = include_str!("../bench-positions/bench.epd");
-pub const DEFAULT_DEPTH: u32 = 9;
+pub const DEFAULT_DEPTH: u32 = 14;
 
 pub fn fens() -> impl Iterator<Item = &'static str> {
     POSITIONS
