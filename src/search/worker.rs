@@ -620,8 +620,10 @@ impl<'a> Worker<'a> {
                 self.history.add_killer(ply, best);
                 self.history.set_counter(previous, best);
             }
-            self.history
-                .update_quiets(pos.turn(), best, &quiets_tried, depth);
+            if self.on(Feature::History) {
+                self.history
+                    .update_quiets(pos.turn(), best, &quiets_tried, depth);
+            }
         }
         let bound = if best_score >= beta {
             Bound::Lower
