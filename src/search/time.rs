@@ -35,19 +35,20 @@ impl TimeBudget {
         };
         let clock = clock?;
         let inc = inc.unwrap_or(0);
-        // What we may spend: the clock less the overhead, and a reserve of
-        // 1% against drift from one move to the next.
-        let left = clock
-            .saturating_sub(overhead_ms)
-            .saturating_sub(clock / 100)
-            .max(1);
         let mtg = go.movestogo.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 100);
-        // The increment of this move is already in the clock.
-        let share = left / mtg + inc * 3 / 4;
+        // The time for the moves to go: the clock and the increments still
+        // to come, less the overhead of every one of those moves and two
+        // more in reserve. With a few milliseconds left this is nothing,
+        // and the search stops after its first iteration.
+        let pool = (clock + inc * (mtg - 1))
+            .saturating_sub(overhead_ms * (mtg + 2))
+            .max(1);
+        let share = pool / mtg;
+        let usable = clock.saturating_sub(overhead_ms).max(1);
         let (soft_cap, hard_cap) = if mtg == 1 {
-            (left * 7 / 10, left * 9 / 10)
+            (usable * 7 / 10, usable * 9 / 10)
         } else {
-            (left * 4 / 10, left * 7 / 10)
+            (usable * 4 / 10, usable * 7 / 10)
         };
         let soft = share.min(soft_cap).max(1);
         let hard = (share * 4).min(hard_cap).max(soft);
@@ -89,6 +90,13 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_few_milliseconds_left_means_almost_no_thinking() {
+        // 29 ms on the clock, 10 ms increment, 10 ms overhead: answer at once.
+        let b = TimeBudget::new(&go(29, 10, None), Color::White, 10).expect("budget");
+        assert_eq!(b.hard, Duration::from_millis(1));
     }
 
     #[test]
