@@ -224,19 +224,27 @@ impl Shared {
         }
     }
 
-    /// A failed aspiration window, shown once the search has run 3 s.
-    fn report_bound(&self, line: &RootMove, depth: i32, seldepth: usize, alpha: i32, _beta: i32) {
+    /// A failed aspiration window, shown once the search has run 3 s: the
+    /// score is an upper bound after a fail low, a lower bound after a fail high.
+    fn report_bound(
+        &self,
+        line: &RootMove,
+        depth: i32,
+        seldepth: usize,
+        multipv: usize,
+        fail_low: bool,
+    ) {
         if self.elapsed() < Duration::from_secs(3) {
             return;
         }
-        let bound = if line.score <= alpha {
+        let bound = if fail_low {
             " upperbound"
         } else {
             " lowerbound"
         };
         let mut line = line.clone();
         line.seldepth = seldepth;
-        self.out.line(&self.info_line(depth, &line, 1, bound));
+        self.out.line(&self.info_line(depth, &line, multipv, bound));
     }
 
     fn report_currmove(&self, depth: i32, m: Move, number: usize) {

@@ -181,31 +181,20 @@ impl<'a> Worker<'a> {
             if self.aborted {
                 return;
             }
-            if score <= alpha {
+            let fail_low = score <= alpha;
+            if !fail_low && score < beta {
+                return;
+            }
+            if self.is_main() {
+                let line = &self.root_moves[self.pv_index];
+                self.shared
+                    .report_bound(line, depth, self.seldepth, self.pv_index + 1, fail_low);
+            }
+            if fail_low {
                 beta = (alpha + beta) / 2;
                 alpha = (score - delta).max(-INFINITY);
-                if self.is_main() {
-                    self.shared.report_bound(
-                        &self.root_moves[self.pv_index],
-                        depth,
-                        self.seldepth,
-                        alpha,
-                        beta,
-                    );
-                }
-            } else if score >= beta {
-                beta = (score + delta).min(INFINITY);
-                if self.is_main() {
-                    self.shared.report_bound(
-                        &self.root_moves[self.pv_index],
-                        depth,
-                        self.seldepth,
-                        alpha,
-                        beta,
-                    );
-                }
             } else {
-                return;
+                beta = (score + delta).min(INFINITY);
             }
             delta += delta / 2 + 10;
             if delta > 1000 {
