@@ -2,7 +2,7 @@
 //! balance of the capture sequence on one square, each side taking with its
 //! least valuable attacker and free to stop.
 
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+use shakmaty::{Bitboard, Chess, Move, Position, Role, Square};
 
 pub const SEE_VALUE: [i32; 7] = [0, 100, 300, 300, 500, 900, 20_000];
 
@@ -67,14 +67,6 @@ fn least_valuable(pos: &Chess, attackers: Bitboard) -> Option<(Square, Role)> {
         }
     }
     None
-}
-
-/// The side a colour index stands for; used by callers that keep tables.
-pub fn color_index(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
-    }
 }
 
 #[cfg(test)]

@@ -67,7 +67,6 @@ pub struct Worker<'a> {
     pv_index: usize,
     root_depth: i32,
     seldepth: usize,
-    nodes: u64,
     unreported: u64,
     /// Complete iterations: no time or node limit stops the search before one.
     completed: Option<Outcome>,
@@ -102,7 +101,6 @@ impl<'a> Worker<'a> {
             pv_index: 0,
             root_depth: 0,
             seldepth: 0,
-            nodes: 0,
             unreported: 0,
             completed: None,
             aborted: false,
@@ -283,7 +281,6 @@ impl<'a> Worker<'a> {
 
     /// Counts a node and, now and then, asks whether to stop.
     fn tick(&mut self) {
-        self.nodes += 1;
         self.unreported += 1;
         let check_now =
             self.unreported >= 1024 || (self.is_main() && self.shared.limits.nodes.is_some());
@@ -294,6 +291,15 @@ impl<'a> Worker<'a> {
                 self.aborted = true;
             }
         }
+    }
+
+    /// What every node does first: an empty PV, the node count, the stop
+    /// check and the selective depth. False when the search must unwind.
+    fn enter(&mut self, ply: usize) -> bool {
+        self.pv_len[ply] = ply;
+        self.tick();
+        self.seldepth = self.seldepth.max(ply);
+        !self.aborted
     }
 
     fn is_repetition(&self, halfmoves: u32) -> bool {
@@ -356,12 +362,9 @@ impl<'a> Worker<'a> {
         if depth <= 0 {
             return self.qsearch::<PV>(pos, key, ply, alpha, beta);
         }
-        self.pv_len[ply] = ply;
-        self.tick();
-        if self.aborted {
+        if !self.enter(ply) {
             return 0;
         }
-        self.seldepth = self.seldepth.max(ply);
         let in_check = pos.is_check();
 
         // Draws: the fifty-move rule (unless this is mate), repetition, dead positions.
@@ -640,12 +643,9 @@ impl<'a> Worker<'a> {
         mut alpha: i32,
         beta: i32,
     ) -> i32 {
-        self.pv_len[ply] = ply;
-        self.tick();
-        if self.aborted {
+        if !self.enter(ply) {
             return 0;
         }
-        self.seldepth = self.seldepth.max(ply);
         let in_check = pos.is_check();
         if pos.halfmoves() >= 100 && !(in_check && pos.legal_moves().is_empty()) {
             return 0;
