@@ -2,6 +2,8 @@
 
 pub mod analyse;
 pub mod bench;
+pub mod data;
+pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod game;

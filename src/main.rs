@@ -10,6 +10,7 @@ usage: qilin                                  UCI mode (the default)
        qilin perft <depth> [<fen>] [--threads N] [--chess960]
        qilin bench [depth]                    fixed-depth search of the bench positions
        qilin analyse [--fen FEN] [--moves m1 m2 ...] [--depth N | --movetime MS] [--multipv K] [--uci]
+       qilin datagen --out FILE [--games N] [--nodes N] [--threads N] [--book EPD] [--random-plies N] [--seed N]
        qilin --help | --version";
 
 fn main() -> ExitCode {
@@ -31,6 +32,16 @@ fn main() -> ExitCode {
         Some("analyse" | "analyze") => match qilin::analyse::run(&args[1..]) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => usage_error(&format!("{e}\nusage: {}", qilin::analyse::USAGE)),
+        },
+        Some("datagen") => match qilin::datagen::Settings::parse(&args[1..]) {
+            Ok(settings) => match qilin::datagen::run(&settings) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("qilin datagen: {e}");
+                    ExitCode::FAILURE
+                }
+            },
+            Err(e) => usage_error(&format!("{e}\nusage: {}", qilin::datagen::USAGE)),
         },
         Some("bench") => {
             let depth = match args.get(1).map(|d| d.parse::<u32>()) {

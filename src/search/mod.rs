@@ -294,6 +294,8 @@ pub fn wdl(score: i32, material: i32) -> (u32, u32, u32) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchResult {
     pub best: Option<Move>,
+    /// The score of the line played, from the side to move's point of view.
+    pub score: Option<i32>,
     pub nodes: u64,
 }
 
@@ -315,6 +317,7 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
         job.out.line("bestmove (none)");
         return SearchResult {
             best: None,
+            score: None,
             nodes: 0,
         };
     }
@@ -359,6 +362,7 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
         );
     }
     let chosen = choose(&outcomes);
+    let score = chosen.map(|o| o.lines[0].score);
     let (best, ponder) = match chosen {
         Some(outcome) => {
             // The line behind the move we play is the last one shown, with
@@ -398,6 +402,7 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
     }
     SearchResult {
         best: Some(best),
+        score,
         nodes: shared.nodes.load(Ordering::SeqCst),
     }
 }
