@@ -4,7 +4,7 @@ EXE ?= qilin
 CARGO ?= cargo
 RUSTFLAGS_NATIVE ?=
 
-.PHONY: all build run test fmt-check clippy unit-and-engine-tests clean lab-venv match sprt
+.PHONY: all build run test fmt-check clippy unit-and-engine-tests clean lab-venv match sprt datagen tune
 
 all: build
 
@@ -57,3 +57,21 @@ sprt: build lab-venv
 	base=$$(engine-tests/lab/build_base.sh "$(BASE)") && \
 	$(LAB_VENV)/bin/python engine-tests/lab/match.py --engine ./$(EXE) --engine-name new \
 	  --opponent "$$base" --opponent-name base --tc $(TC) --sprt $(ELO0) $(ELO1) --games 20000 $(ARGS)
+
+# Self-play data and the evaluation fit (README "The evaluation"):
+#   make datagen GAMES=8000 DATA=engine-tests/out/selfplay.bin
+#   make tune DATA=engine-tests/out/selfplay.bin      (rewrites src/eval/weights.rs)
+DATA ?= engine-tests/out/selfplay.bin
+GAMES ?= 8000
+NODES ?= 5000
+THREADS ?= 2
+BOOK ?= ../shared/books/8moves_2000.epd
+SEED ?= 101
+EPOCHS ?= 3000
+datagen: build
+	mkdir -p $(dir $(DATA))
+	./$(EXE) datagen --out $(DATA) --games $(GAMES) --nodes $(NODES) --threads $(THREADS) --book $(BOOK) --seed $(SEED)
+
+tune: build
+	./$(EXE) tune --data $(DATA) --from-scratch --epochs $(EPOCHS) --threads $(THREADS) --out src/eval/weights.rs
+	$(CARGO) build --release --locked

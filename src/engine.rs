@@ -146,6 +146,16 @@ impl Engine {
             Command::PonderHit => self.signal(|s| &s.ponderhit),
             Command::Quit => self.quit = true,
             Command::Display => self.display(),
+            Command::Eval => {
+                let pos = self.game.position();
+                for line in crate::eval::describe(pos) {
+                    self.out.line(&line);
+                }
+                if pos.is_check() {
+                    self.out
+                        .line("(in check: the search does not use the static evaluation here)");
+                }
+            }
             Command::Perft(depth) => {
                 self.wait_for_job_end();
                 self.perft(depth);
@@ -393,7 +403,8 @@ const HELP: &str = "\
 Qilin speaks UCI (https://www.shredderchess.com/download/div/uci.zip).
 Commands besides the standard ones:
   d                      show the board, FEN, key, checkers and rule status
+  eval                   the static evaluation term by term, for both colours
   perft <depth>          count the leaves of the move tree (also: go perft <depth>)
   bench [depth]          search the bench positions; last line: <nodes> nodes <nps> nps
   help                   this text
-Command line: qilin [perft <depth> [<fen>] | bench [depth]] [--threads N] [--help]";
+Command line: qilin [perft <depth> [<fen>] | bench [depth] | eval [<fen>] | datagen ... | tune ...] [--help]";

@@ -9,4 +9,5 @@ pub mod eval;
 pub mod game;
 pub mod perft;
 pub mod search;
+pub mod tune;
 pub mod uci;

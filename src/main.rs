@@ -10,7 +10,9 @@ usage: qilin                                  UCI mode (the default)
        qilin perft <depth> [<fen>] [--threads N] [--chess960]
        qilin bench [depth]                    fixed-depth search of the bench positions
        qilin analyse [--fen FEN] [--moves m1 m2 ...] [--depth N | --movetime MS] [--multipv K] [--uci]
+       qilin eval [<fen>]                     the static evaluation term by term
        qilin datagen --out FILE [--games N] [--nodes N] [--threads N] [--book EPD] [--random-plies N] [--seed N]
+       qilin tune --data FILE[,FILE...] [--out src/eval/weights.rs] [--epochs N] [--lambda L] [--rate R] [--threads N] [--from-scratch]
        qilin --help | --version";
 
 fn main() -> ExitCode {
@@ -41,7 +43,36 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             },
-            Err(e) => usage_error(&format!("{e}\nusage: {}", qilin::datagen::USAGE)),
+            Err(e) => usage_error(&format!(
+                "{e}
+usage: {}",
+                qilin::datagen::USAGE
+            )),
+        },
+        Some("eval") => {
+            let fen = args[1..].join(" ");
+            let game = if fen.is_empty() {
+                qilin::game::Game::new(shakmaty::Chess::default(), CastlingMode::Standard)
+            } else {
+                match qilin::game::Game::from_fen(&fen, CastlingMode::Standard) {
+                    Ok(g) => g,
+                    Err(e) => return usage_error(&e.to_string()),
+                }
+            };
+            for line in qilin::eval::describe(game.position()) {
+                println!("{line}");
+            }
+            ExitCode::SUCCESS
+        }
+        Some("tune") => match qilin::tune::Settings::parse(&args[1..]) {
+            Ok(settings) => match qilin::tune::run(&settings) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("qilin tune: {e}");
+                    ExitCode::FAILURE
+                }
+            },
+            Err(e) => usage_error(&format!("{e}\nusage: {}", qilin::tune::USAGE)),
         },
         Some("bench") => {
             let depth = match args.get(1).map(|d| d.parse::<u32>()) {

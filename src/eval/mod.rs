@@ -1,56 +1,529 @@
-//! Evaluation: one function from a position to a score in centipawns from the
-//! side to move's point of view. The first evaluation is tapered material and
-//! piece-square tables, a bishop-pair bonus and a tempo bonus.
+//! Evaluation: a score in centipawns from the side to move's point of view.
+//!
+//! Every term is linear in one weight of `params` (a middlegame and an
+//! endgame value), added through a `Sink`: the search adds weights
+//! (`ScoreSink`), the tuner records how often each weight applies (`Trace`),
+//! and `eval` breaks the score down by term and colour (`Breakdown`). The
+//! middlegame and endgame sums are blended by game phase, the endgame part
+//! first scaled down in drawish material (`scale`). A few endgames are known
+//! outright (`special`): KPK from a bitbase, a lone king against mating
+//! material driven to the edge (to the right corner in KBNK).
 
+mod kpk;
+pub mod params;
+pub mod pawns;
 mod weights;
 
-use shakmaty::{Chess, Color, Position};
-use weights::{BISHOP_PAIR, MATERIAL, PHASE, PHASE_MAX, PST, TEMPO};
+use params::*;
+use pawns::{PawnInfo, pawn_attacks, ranks_ahead, relative_rank};
+use shakmaty::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
+};
+use shakmaty::{Bitboard, Board, Chess, Color, Position, Role, Square};
+use weights::WEIGHTS;
 
-/// Middlegame and endgame terms for White, and the game phase (0..=24).
-fn terms(pos: &Chess) -> (i32, i32, i32) {
-    let board = pos.board();
-    let (mut mg, mut eg, mut phase) = (0, 0, 0);
-    for (sq, piece) in board.iter() {
-        let role = piece.role as usize - 1;
-        let (index, sign) = match piece.color {
-            Color::White => (sq.to_usize(), 1),
-            Color::Black => (sq.flip_vertical().to_usize(), -1),
-        };
-        let (m, e) = MATERIAL[role];
-        let (pm, pe) = PST[role][index];
-        mg += sign * (m + pm);
-        eg += sign * (e + pe);
-        phase += PHASE[role];
-    }
-    for (color, sign) in [(Color::White, 1), (Color::Black, -1)] {
-        if (board.bishops() & board.by_color(color)).count() >= 2 {
-            mg += sign * BISHOP_PAIR.0;
-            eg += sign * BISHOP_PAIR.1;
-        }
-    }
-    (mg, eg, phase.min(PHASE_MAX))
+pub use pawns::PawnCache;
+
+pub const PHASE_MAX: i32 = 24;
+/// The endgame scale of a normal position; `scale` returns 0..=SCALE_MAX.
+pub const SCALE_MAX: i32 = 128;
+
+/// Receives each term: `count` times weight `index`, for `color`.
+pub trait Sink {
+    fn add(&mut self, color: Color, index: usize, count: i32);
 }
 
-/// The static evaluation, from the side to move's point of view.
+/// Sums the weights, White minus Black.
+#[derive(Clone, Copy, Default, Debug)]
+pub struct ScoreSink {
+    pub mg: i32,
+    pub eg: i32,
+}
+
+impl Sink for ScoreSink {
+    #[inline(always)]
+    fn add(&mut self, color: Color, index: usize, count: i32) {
+        let (mg, eg) = WEIGHTS[index];
+        let n = if color == Color::White { count } else { -count };
+        self.mg += mg * n;
+        self.eg += eg * n;
+    }
+}
+
+/// How many times each weight applies, White minus Black: the gradient of
+/// the evaluation with respect to the weights.
+pub struct Trace {
+    pub coeffs: [i16; COUNT],
+}
+
+impl Sink for Trace {
+    fn add(&mut self, color: Color, index: usize, count: i32) {
+        let n = if color == Color::White { count } else { -count };
+        self.coeffs[index] += n as i16;
+    }
+}
+
+/// Per section, per colour: (middlegame, endgame) in centipawns.
+pub struct Breakdown {
+    pub terms: Vec<[(i32, i32); 2]>,
+}
+
+impl Sink for Breakdown {
+    fn add(&mut self, color: Color, index: usize, count: i32) {
+        let section = SECTIONS
+            .iter()
+            .position(|&(_, at, len)| (at..at + len).contains(&index));
+        if let Some(s) = section {
+            let (mg, eg) = WEIGHTS[index];
+            let slot = &mut self.terms[s][usize::from(color == Color::Black)];
+            slot.0 += mg * count;
+            slot.1 += eg * count;
+        }
+    }
+}
+
+/// The compiled-in weights.
+pub fn weights() -> [(i32, i32); COUNT] {
+    WEIGHTS
+}
+
+/// The evaluation of one position, with the pawn cache of the calling thread.
+pub fn evaluate_cached(pos: &Chess, cache: &mut PawnCache) -> i32 {
+    if let Some(score) = special(pos) {
+        return score;
+    }
+    let (mg, eg, info) = cache.probe(pos);
+    let mut sink = ScoreSink { mg, eg };
+    terms(pos, &mut sink, &info);
+    let white = blend(
+        sink.mg,
+        sink.eg,
+        phase(pos.board()),
+        scale(pos.board(), sink.eg),
+    );
+    if pos.turn() == Color::White {
+        white
+    } else {
+        -white
+    }
+}
+
+/// The evaluation without a cache (tests, tools).
 pub fn evaluate(pos: &Chess) -> i32 {
-    let (mg, eg, phase) = terms(pos);
-    let white = (mg * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX;
-    let score = match pos.turn() {
-        Color::White => white,
-        Color::Black => -white,
+    evaluate_cached(pos, &mut PawnCache::default())
+}
+
+pub fn blend(mg: i32, eg: i32, phase: i32, scale: i32) -> i32 {
+    (mg * phase + eg * scale / SCALE_MAX * (PHASE_MAX - phase)) / PHASE_MAX
+}
+
+/// The linear model's view of a position: coefficients, phase and endgame
+/// scale; `None` for the endgames `special` decides.
+pub fn trace(pos: &Chess) -> Option<(Trace, i32, i32)> {
+    if special(pos).is_some() {
+        return None;
+    }
+    let mut t = Trace { coeffs: [0; COUNT] };
+    let info = pawns::evaluate(pos, &mut t);
+    terms(pos, &mut t, &info);
+    let mut score = ScoreSink::default();
+    let info = pawns::evaluate(pos, &mut score);
+    terms(pos, &mut score, &info);
+    Some((t, phase(pos.board()), scale(pos.board(), score.eg)))
+}
+
+/// `eval`: each term for both colours, the phase, the scale and the total.
+pub fn describe(pos: &Chess) -> Vec<String> {
+    let mut b = Breakdown {
+        terms: vec![[(0, 0); 2]; SECTIONS.len()],
     };
-    score + TEMPO
+    let info = pawns::evaluate(pos, &mut b);
+    terms(pos, &mut b, &info);
+    let board = pos.board();
+    let mut total = ScoreSink::default();
+    let info = pawns::evaluate(pos, &mut total);
+    terms(pos, &mut total, &info);
+    let (phase, scale) = (phase(board), scale(board, total.eg));
+    let mut lines = vec![format!(
+        "{:<20} {:>13} {:>13} {:>13}",
+        "term", "white mg eg", "black mg eg", "total mg eg"
+    )];
+    for (i, &(name, _, _)) in SECTIONS.iter().enumerate() {
+        let [w, k] = b.terms[i];
+        if w == (0, 0) && k == (0, 0) {
+            continue;
+        }
+        lines.push(format!(
+            "{:<20} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+            name.to_lowercase(),
+            w.0,
+            w.1,
+            k.0,
+            k.1,
+            w.0 - k.0,
+            w.1 - k.1
+        ));
+    }
+    lines.push(format!(
+        "phase {phase}/{PHASE_MAX} (middlegame weight), endgame scale {scale}/{SCALE_MAX}"
+    ));
+    let white = blend(total.mg, total.eg, phase, scale);
+    match special(pos) {
+        Some(s) => {
+            let w = if pos.turn() == Color::White { s } else { -s };
+            lines.push(format!(
+                "known endgame: {w} cp for White (the terms above do not apply)"
+            ));
+        }
+        None => lines.push(format!("total: {white} cp for White")),
+    }
+    lines
+}
+
+pub fn phase(board: &Board) -> i32 {
+    let p = board.knights().count()
+        + board.bishops().count()
+        + 2 * board.rooks().count()
+        + 4 * board.queens().count();
+    (p as i32).min(PHASE_MAX)
+}
+
+/// Non-pawn material in pawn units (minor 3, rook 5, queen 9).
+fn non_pawn(board: &Board, c: Color) -> i32 {
+    let ours = board.by_color(c);
+    (3 * (board.knights() & ours).count()
+        + 3 * (board.bishops() & ours).count()
+        + 5 * (board.rooks() & ours).count()
+        + 9 * (board.queens() & ours).count()) as i32
+}
+
+/// How much of the endgame score the leading side can hope to keep, out of
+/// `SCALE_MAX`: none with a lone minor or two knights and no pawns, little
+/// when a minor up at most and without pawns, half with opposite-coloured
+/// bishops alone.
+pub fn scale(board: &Board, eg: i32) -> i32 {
+    let strong = if eg >= 0 { Color::White } else { Color::Black };
+    let weak = !strong;
+    let strong_pawns = (board.pawns() & board.by_color(strong)).count();
+    let (s, w) = (non_pawn(board, strong), non_pawn(board, weak));
+    if strong_pawns == 0 {
+        let knights = (board.knights() & board.by_color(strong)).count();
+        if s <= 3 || (s == 6 && knights == 2 && w == 0) {
+            return 0;
+        }
+        if s - w <= 3 {
+            return 16;
+        }
+    }
+    let (wb, bb) = (
+        board.bishops() & board.by_color(Color::White),
+        board.bishops() & board.by_color(Color::Black),
+    );
+    let dark = Bitboard::DARK_SQUARES;
+    if wb.count() == 1 && bb.count() == 1 && (wb & dark).any() != (bb & dark).any() {
+        return if s == 3 && w == 3 { 64 } else { 96 };
+    }
+    SCALE_MAX
+}
+
+/// Known endgames, scored outright from the side to move's point of view.
+fn special(pos: &Chess) -> Option<i32> {
+    let board = pos.board();
+    if board.occupied().count() > 5 {
+        return None;
+    }
+    let white_score = special_white(pos)?;
+    Some(if pos.turn() == Color::White {
+        white_score
+    } else {
+        -white_score
+    })
+}
+
+fn special_white(pos: &Chess) -> Option<i32> {
+    let board = pos.board();
+    let sign = |c: Color| if c == Color::White { 1 } else { -1 };
+    // KPK.
+    if board.occupied().count() == 3 && board.pawns().count() == 1 {
+        let pawn = board.pawns().first()?;
+        let strong = board.color_at(pawn)?;
+        let (sk, wk) = (board.king_of(strong)?, board.king_of(!strong)?);
+        if !kpk::wins(strong, sk, wk, pawn, pos.turn() == strong) {
+            return Some(0);
+        }
+        let rank = relative_rank(strong, pawn as u32) as i32;
+        return Some(sign(strong) * (700 + 20 * rank));
+    }
+    // A lone king against pieces and no pawns.
+    if board.pawns().any() {
+        return None;
+    }
+    let lone = [Color::White, Color::Black]
+        .into_iter()
+        .find(|&c| board.by_color(c).count() == 1)?;
+    let strong = !lone;
+    if board.by_color(strong).count() == 1 {
+        return None;
+    }
+    let (sk, wk) = (board.king_of(strong)?, board.king_of(lone)?);
+    let npm = non_pawn(board, strong);
+    let ours = board.by_color(strong);
+    let knights = (board.knights() & ours).count();
+    let bishops = board.bishops() & ours;
+    let closeness = 7 - sk.distance(wk) as i32;
+    let score = if npm == 6 && knights == 1 && bishops.count() == 1 {
+        // KBNK: only the corners of the bishop's colour are mating corners.
+        let dark_bishop = (bishops & Bitboard::DARK_SQUARES).any();
+        let corners = if dark_bishop {
+            [Square::A1, Square::H8]
+        } else {
+            [Square::A8, Square::H1]
+        };
+        let to_corner = corners
+            .iter()
+            .map(|c| wk.distance(*c) as i32)
+            .min()
+            .unwrap_or(7);
+        1000 + 40 * (7 - to_corner) + 10 * closeness
+    } else if npm <= 3 || (npm == 6 && knights == 2) {
+        return Some(0);
+    } else {
+        let edge = |i: i32| if i < 4 { 3 - i } else { i - 4 };
+        let centre_distance = edge(wk.file() as i32) + edge(wk.rank() as i32);
+        1000 + 100 * npm + 30 * centre_distance + 10 * closeness
+    };
+    Some(sign(strong) * score)
+}
+
+/// Every term except the pawn structure, added to `sink`.
+fn terms<S: Sink>(pos: &Chess, sink: &mut S, info: &PawnInfo) {
+    let board = pos.board();
+    let occupied = board.occupied();
+    let colors = [Color::White, Color::Black];
+    let pawns_of = |c: Color| u64::from(board.pawns() & board.by_color(c));
+    let pawn_att = [
+        pawn_attacks(Color::White, pawns_of(Color::White)),
+        pawn_attacks(Color::Black, pawns_of(Color::Black)),
+    ];
+    let kings = [board.king_of(Color::White), board.king_of(Color::Black)];
+    let zones = kings.map(|k| {
+        k.map_or(Bitboard::EMPTY, |k| {
+            king_attacks(k) | Bitboard::from_square(k)
+        })
+    });
+    // attacked_by[color][role index 0..6]; attacked[color]: by anything.
+    let mut attacked_by = [[Bitboard::EMPTY; 6]; 2];
+    let mut attacked = [Bitboard::EMPTY; 2];
+    let mut attackers = [0i32; 2];
+
+    for (ci, &us) in colors.iter().enumerate() {
+        let ours = board.by_color(us);
+        let them = 1 - ci;
+        attacked_by[ci][0] = Bitboard(pawn_att[ci]);
+        attacked[ci] = Bitboard(pawn_att[ci]);
+        if let Some(k) = kings[ci] {
+            attacked_by[ci][5] = king_attacks(k);
+            attacked[ci] |= king_attacks(k);
+        }
+        let mobility_area =
+            !(Bitboard(pawns_of(us)) | board.kings() & ours) & !Bitboard(pawn_att[them]);
+        for sq in (board.pawns() | board.kings()) & ours {
+            let role = if board.pawns().contains(sq) { 0 } else { 5 };
+            let rel = if us == Color::White {
+                sq
+            } else {
+                sq.flip_vertical()
+            };
+            sink.add(us, PST + role * 64 + rel as usize, 1);
+            if role == 0 {
+                sink.add(us, MATERIAL, 1);
+            }
+        }
+        for (sq, piece_role) in pieces(board, ours) {
+            let role = piece_role as usize - 1;
+            let rel = if us == Color::White {
+                sq
+            } else {
+                sq.flip_vertical()
+            };
+            sink.add(us, PST + role * 64 + rel as usize, 1);
+            sink.add(us, MATERIAL + role, 1);
+            let attacks = match piece_role {
+                Role::Knight => knight_attacks(sq),
+                Role::Bishop => bishop_attacks(sq, occupied),
+                Role::Rook => rook_attacks(sq, occupied),
+                _ => queen_attacks(sq, occupied),
+            };
+            attacked_by[ci][role] |= attacks;
+            attacked[ci] |= attacks;
+            let mobility = (attacks & mobility_area).count();
+            let (table, len) = match piece_role {
+                Role::Knight => (MOBILITY_KNIGHT, 9),
+                Role::Bishop => (MOBILITY_BISHOP, 14),
+                Role::Rook => (MOBILITY_ROOK, 15),
+                _ => (MOBILITY_QUEEN, 28),
+            };
+            sink.add(us, table + mobility.min(len - 1), 1);
+            let on_zone = (attacks & zones[them]).count();
+            if on_zone > 0 {
+                attackers[ci] += 1;
+                sink.add(us, KING_ZONE_ATTACKS + role - 1, on_zone as i32);
+            }
+            let rr = relative_rank(us, sq as u32);
+            let file = Bitboard::from_file(sq.file());
+            match piece_role {
+                Role::Rook => {
+                    if (board.pawns() & file).is_empty() {
+                        sink.add(us, ROOK_OPEN_FILE, 1);
+                    } else if (board.pawns() & ours & file).is_empty() {
+                        sink.add(us, ROOK_SEMI_OPEN_FILE, 1);
+                    }
+                    if rr == 6 {
+                        sink.add(us, ROOK_SEVENTH, 1);
+                    }
+                }
+                Role::Knight | Role::Bishop if (3..=5).contains(&rr) => {
+                    // Supported by a pawn, and no enemy pawn can ever chase it.
+                    let adjacent = pawns::adjacent_files(sq.file() as u32);
+                    let chasers = pawns_of(!us) & adjacent & ranks_ahead(us, sq.rank() as u32);
+                    if pawn_att[ci] & (1u64 << sq as u32) != 0 && chasers == 0 {
+                        let index = if piece_role == Role::Knight {
+                            KNIGHT_OUTPOST
+                        } else {
+                            BISHOP_OUTPOST
+                        };
+                        sink.add(us, index, 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if (board.bishops() & ours).count() >= 2 {
+            sink.add(us, BISHOP_PAIR, 1);
+        }
+    }
+
+    for (ci, &us) in colors.iter().enumerate() {
+        let them = 1 - ci;
+        let ours = board.by_color(us);
+        let theirs = board.by_color(!us);
+        sink.add(us, KING_ATTACKERS + attackers[ci].min(7) as usize, 1);
+        // Safe checks against their king: squares we attack with the
+        // checking role, not occupied by us, not defended by them.
+        if let Some(k) = kings[them] {
+            let safe = !ours & !attacked[them];
+            let knight_checks = knight_attacks(k);
+            let bishop_checks = bishop_attacks(k, occupied);
+            let rook_checks = rook_attacks(k, occupied);
+            let checks = [
+                knight_checks,
+                bishop_checks,
+                rook_checks,
+                bishop_checks | rook_checks,
+            ];
+            for (i, check) in checks.into_iter().enumerate() {
+                let n = (attacked_by[ci][i + 1] & check & safe).count();
+                if n > 0 {
+                    sink.add(us, SAFE_CHECK + i, n as i32);
+                }
+            }
+        }
+        // Threats on their pieces.
+        for (i, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+            .into_iter()
+            .enumerate()
+        {
+            let targets = board.by_role(role) & theirs;
+            if targets.is_empty() {
+                continue;
+            }
+            let by_pawn = (attacked_by[ci][0] & targets).count();
+            let by_minor = ((attacked_by[ci][1] | attacked_by[ci][2]) & targets).count();
+            let by_rook = (attacked_by[ci][3] & targets).count();
+            for (index, n) in [
+                (THREAT_BY_PAWN, by_pawn),
+                (THREAT_BY_MINOR, by_minor),
+                (THREAT_BY_ROOK, by_rook),
+            ] {
+                if n > 0 {
+                    sink.add(us, index + i, n as i32);
+                }
+            }
+        }
+        let hanging = (theirs & !board.kings() & attacked[ci] & !attacked[them]).count();
+        if hanging > 0 {
+            sink.add(us, HANGING, hanging as i32);
+        }
+        // Our king's shelter and the storm against it.
+        if let Some(k) = kings[ci] {
+            king_shelter(board, us, k, sink);
+        }
+        // Passed pawns: free path and king distances.
+        let mut passed = info.passed[ci];
+        while passed != 0 {
+            let sq = Square::new(passed.trailing_zeros());
+            passed &= passed - 1;
+            let rr = relative_rank(us, sq as u32);
+            let path = pawns::file_mask(sq.file() as u32) & ranks_ahead(us, sq.rank() as u32);
+            if u64::from(occupied) & path == 0 {
+                sink.add(us, PASSED_FREE + rr, 1);
+            }
+            let front = sq
+                .offset(if us == Color::White { 8 } else { -8 })
+                .unwrap_or(sq);
+            if let (Some(own), Some(their)) = (kings[ci], kings[them]) {
+                sink.add(us, PASSED_OWN_KING + rr, own.distance(front) as i32);
+                sink.add(us, PASSED_THEIR_KING + rr, their.distance(front) as i32);
+            }
+        }
+    }
+    sink.add(pos.turn(), TEMPO, 1);
+}
+
+/// The knights, bishops, rooks and queens among `ours`, with their roles.
+fn pieces(board: &Board, ours: Bitboard) -> impl Iterator<Item = (Square, Role)> + '_ {
+    let minors_and_majors = ours & !board.pawns() & !board.kings();
+    minors_and_majors
+        .into_iter()
+        .filter_map(|sq| Some((sq, board.role_at(sq)?)))
+}
+
+/// Pawn shield and storm on the king's three files, and open files by the king.
+fn king_shelter<S: Sink>(board: &Board, us: Color, king: Square, sink: &mut S) {
+    let own = u64::from(board.pawns() & board.by_color(us));
+    let their = u64::from(board.pawns() & board.by_color(!us));
+    let centre = (king.file() as u32).clamp(1, 6);
+    // From the king's rank forward, the king's rank included.
+    let ahead = ranks_ahead(us, king.rank() as u32) | (0xffu64 << (8 * king.rank() as u32));
+    let nearest = |pawns: u64| -> usize {
+        if pawns == 0 {
+            return 0;
+        }
+        let sq = if us == Color::White {
+            pawns.trailing_zeros()
+        } else {
+            63 - pawns.leading_zeros()
+        };
+        relative_rank(us, sq)
+    };
+    for file in centre - 1..=centre + 1 {
+        let mask = pawns::file_mask(file) & ahead;
+        sink.add(us, PAWN_SHIELD + nearest(own & mask), 1);
+        sink.add(us, PAWN_STORM + nearest(their & mask), 1);
+    }
+    let file = pawns::file_mask(king.file() as u32);
+    if (own | their) & file == 0 {
+        sink.add(us, KING_OPEN_FILE, 1);
+    } else if own & file == 0 {
+        sink.add(us, KING_SEMI_OPEN_FILE, 1);
+    }
 }
 
 /// Material on the board in pawn units (queens 9, rooks 5, minors 3), for
 /// the WDL model.
 pub fn material_count(pos: &Chess) -> i32 {
     let b = pos.board();
-    (b.pawns().count()
-        + 3 * (b.knights().count() + b.bishops().count())
-        + 5 * b.rooks().count()
-        + 9 * b.queens().count()) as i32
+    b.pawns().count() as i32 + non_pawn(b, Color::White) + non_pawn(b, Color::Black)
 }
 
 #[cfg(test)]
@@ -64,21 +537,99 @@ mod tests {
         fen.into_position(CastlingMode::Standard).expect("position")
     }
 
-    #[test]
-    fn start_position_is_the_tempo() {
-        assert_eq!(evaluate(&Chess::default()), TEMPO);
+    /// The same position with colours swapped evaluates the same for the
+    /// side to move.
+    fn mirrored(fen: &str) -> String {
+        let p = pos(fen);
+        let mut board = Board::empty();
+        for (sq, piece) in p.board().iter() {
+            let piece = shakmaty::Piece {
+                color: !piece.color,
+                role: piece.role,
+            };
+            board.set_piece_at(sq.flip_vertical(), piece);
+        }
+        let turn = if p.turn() == Color::White { "b" } else { "w" };
+        format!("{board} {turn} - - 0 1")
     }
 
     #[test]
     fn colour_symmetry() {
-        let w = pos("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
-        let b = pos("rnbqk2r/pppp1ppp/5n2/2b1p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R b KQkq - 4 4");
-        assert_eq!(evaluate(&w), evaluate(&b));
+        for fen in [
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w - - 4 4",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w - - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
+            "2r3k1/1q3ppp/p3p3/1p1nP3/3P4/P2B1Q2/1P3PPP/2R3K1 w - - 0 1",
+            "8/8/4kb2/8/3B4/4K3/5P2/8 w - - 0 1",
+        ] {
+            assert_eq!(evaluate(&pos(fen)), evaluate(&pos(&mirrored(fen))), "{fen}");
+        }
     }
 
     #[test]
     fn an_extra_queen_is_winning() {
-        let p = pos("4k3/8/8/8/8/8/8/3QK3 w - - 0 1");
-        assert!(evaluate(&p) > 900);
+        assert!(evaluate(&pos("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")) > 900);
+        assert!(evaluate(&pos("4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 w - - 0 1")) > 600);
+    }
+
+    #[test]
+    fn kpk_draws_and_wins_are_scored_as_such() {
+        assert_eq!(evaluate(&pos("k7/8/1K6/P7/8/8/8/8 w - - 0 1")), 0);
+        assert!(evaluate(&pos("4k3/8/4K3/4P3/8/8/8/8 b - - 0 1")) < -500);
+    }
+
+    #[test]
+    fn lone_minor_and_two_knights_are_draws() {
+        assert_eq!(evaluate(&pos("4k3/8/8/8/8/8/8/3NK3 w - - 0 1")), 0);
+        assert_eq!(evaluate(&pos("4k3/8/8/8/8/8/8/2NNK3 w - - 0 1")), 0);
+    }
+
+    #[test]
+    fn kbnk_prefers_the_bishops_corner() {
+        // Light-squared bishop (f1): a8 and h1 are the mating corners.
+        let right = evaluate(&pos("8/8/8/8/8/8/5K1k/5BN1 w - - 0 1"));
+        let wrong = evaluate(&pos("7k/8/6K1/8/8/8/8/5BN1 w - - 0 1"));
+        assert!(right > wrong, "{right} {wrong}");
+    }
+
+    #[test]
+    fn krk_drives_the_lone_king_to_the_edge() {
+        let centre = evaluate(&pos("8/8/8/3k4/8/8/8/R3K3 w - - 0 1"));
+        let edge = evaluate(&pos("3k4/8/8/8/8/8/8/R3K3 w - - 0 1"));
+        assert!(centre > 1000 && edge > centre, "{centre} {edge}");
+        // A rook against a bishop without pawns is scaled towards a draw.
+        let p = pos("3k4/8/8/3b4/8/8/8/R3K3 w - - 0 1");
+        assert_eq!(scale(p.board(), 100), 16);
+    }
+
+    #[test]
+    fn opposite_bishops_scale_down() {
+        let b = pos("8/8/4k3/5b2/3B4/4K3/5P2/8 w - - 0 1");
+        assert_eq!(scale(b.board(), 100), 64);
+        let same = pos("8/8/4k3/4b3/3B4/4K3/5P2/8 w - - 0 1");
+        assert_eq!(scale(same.board(), 100), SCALE_MAX);
+    }
+
+    #[test]
+    fn trace_reproduces_the_evaluation() {
+        for fen in [
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
+        ] {
+            let p = pos(fen);
+            let (t, phase, scale) = trace(&p).expect("not special");
+            let (mut mg, mut eg) = (0, 0);
+            for (i, &c) in t.coeffs.iter().enumerate() {
+                mg += WEIGHTS[i].0 * i32::from(c);
+                eg += WEIGHTS[i].1 * i32::from(c);
+            }
+            let white = blend(mg, eg, phase, scale);
+            let stm = if p.turn() == Color::White {
+                white
+            } else {
+                -white
+            };
+            assert_eq!(stm, evaluate(&p), "{fen}");
+        }
     }
 }

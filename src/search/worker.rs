@@ -9,7 +9,7 @@ use super::movepick::{MovePicker, is_noisy};
 use super::see::see_ge;
 use super::tt::{Bound, MATE, MATE_BOUND, encode_move, score_to_tt};
 use super::{MAX_PLY, Shared};
-use crate::eval::evaluate;
+use crate::eval::{PawnCache, evaluate_cached};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Piece, Position};
 use std::sync::atomic::Ordering;
@@ -57,6 +57,7 @@ pub struct Worker<'a> {
     shared: &'a Shared,
     pub id: usize,
     history: History,
+    pawns: PawnCache,
     /// Keys of the game since the last irreversible move, then of the path.
     keys: Vec<u64>,
     stack: Box<[Frame; MAX_PLY + 4]>,
@@ -92,6 +93,7 @@ impl<'a> Worker<'a> {
             shared,
             id,
             history: History::default(),
+            pawns: PawnCache::default(),
             keys,
             stack: Box::new([Frame::default(); MAX_PLY + 4]),
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
@@ -381,7 +383,11 @@ impl<'a> Worker<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return if in_check { 0 } else { evaluate(pos) };
+            return if in_check {
+                0
+            } else {
+                evaluate_cached(pos, &mut self.pawns)
+            };
         }
 
         // Mate distance pruning.
@@ -403,7 +409,7 @@ impl<'a> Worker<'a> {
         let eval = if in_check {
             None
         } else {
-            Some(tt.map_or_else(|| evaluate(pos), |e| e.eval))
+            Some(tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval))
         };
         self.stack[ply].eval = eval;
         let improving = match (eval, ply.checked_sub(2).and_then(|p| self.stack[p].eval)) {
@@ -651,7 +657,11 @@ impl<'a> Worker<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return if in_check { 0 } else { evaluate(pos) };
+            return if in_check {
+                0
+            } else {
+                evaluate_cached(pos, &mut self.pawns)
+            };
         }
         let tt = self.shared.tt.probe(key);
         if let Some(e) = tt
@@ -666,7 +676,7 @@ impl<'a> Worker<'a> {
             best_score = -INFINITY;
             stand_pat = None;
         } else {
-            let eval = tt.map_or_else(|| evaluate(pos), |e| e.eval);
+            let eval = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
             if eval >= beta {
                 return eval;
             }

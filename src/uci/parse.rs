@@ -35,6 +35,8 @@ pub enum Command {
     Quit,
     /// `d`: the board, its FEN and key, and the rule status.
     Display,
+    /// `eval`: the static evaluation term by term.
+    Eval,
     /// `perft N` and `go perft N`.
     Perft(u32),
     /// `bench [depth]`.
@@ -124,6 +126,7 @@ pub fn parse(line: &str) -> Parsed {
         "position" => parse_position(args),
         "go" => parse_go(args),
         "d" => Parsed::ok(Command::Display),
+        "eval" => Parsed::ok(Command::Eval),
         "perft" => parse_perft(args),
         "bench" => match args.first() {
             None => Parsed::ok(Command::Bench(None)),
