@@ -126,10 +126,13 @@ pub fn trace(pos: &Chess) -> Option<(Trace, i32, i32)> {
     let mut t = Trace { coeffs: [0; COUNT] };
     let info = pawns::evaluate(pos, &mut t);
     terms(pos, &mut t, &info);
-    let mut score = ScoreSink::default();
-    let info = pawns::evaluate(pos, &mut score);
-    terms(pos, &mut score, &info);
-    Some((t, phase(pos.board()), scale(pos.board(), score.eg)))
+    let eg: i32 = t
+        .coeffs
+        .iter()
+        .zip(WEIGHTS)
+        .map(|(&c, (_, e))| i32::from(c) * e)
+        .sum();
+    Some((t, phase(pos.board()), scale(pos.board(), eg)))
 }
 
 /// `eval`: each term for both colours, the phase, the scale and the total.
@@ -140,10 +143,11 @@ pub fn describe(pos: &Chess) -> Vec<String> {
     let info = pawns::evaluate(pos, &mut b);
     terms(pos, &mut b, &info);
     let board = pos.board();
-    let mut total = ScoreSink::default();
-    let info = pawns::evaluate(pos, &mut total);
-    terms(pos, &mut total, &info);
-    let (phase, scale) = (phase(board), scale(board, total.eg));
+    let (mg, eg) = b
+        .terms
+        .iter()
+        .fold((0, 0), |(m, e), [w, k]| (m + w.0 - k.0, e + w.1 - k.1));
+    let (phase, scale) = (phase(board), scale(board, eg));
     let mut lines = vec![format!(
         "{:<20} {:>13} {:>13} {:>13}",
         "term", "white mg eg", "black mg eg", "total mg eg"
@@ -167,7 +171,7 @@ pub fn describe(pos: &Chess) -> Vec<String> {
     lines.push(format!(
         "phase {phase}/{PHASE_MAX} (middlegame weight), endgame scale {scale}/{SCALE_MAX}"
     ));
-    let white = blend(total.mg, total.eg, phase, scale);
+    let white = blend(mg, eg, phase, scale);
     match special(pos) {
         Some(s) => {
             let w = if pos.turn() == Color::White { s } else { -s };
@@ -608,6 +612,16 @@ mod tests {
         assert_eq!(scale(b.board(), 100), 64);
         let same = pos("8/8/4k3/4b3/3B4/4K3/5P2/8 w - - 0 1");
         assert_eq!(scale(same.board(), 100), SCALE_MAX);
+    }
+
+    #[test]
+    fn the_eval_table_adds_up_to_the_evaluation() {
+        let p = pos("2r3k1/1q3ppp/p3p3/1p1nP3/3P4/P2B1Q2/1P3PPP/2R3K1 b - - 0 1");
+        let lines = describe(&p);
+        assert_eq!(
+            lines.last(),
+            Some(&format!("total: {} cp for White", -evaluate(&p)))
+        );
     }
 
     #[test]
