@@ -31,7 +31,46 @@ pub const SCALE_MAX: i32 = 128;
 /// Receives each term: `count` times weight `index`, for `color`.
 pub trait Sink {
     fn add(&mut self, color: Color, index: usize, count: i32);
+
+    /// A piece of role index `role` (pawn 0 .. king 5) on `square`, seen
+    /// from its owner's side: its material and piece-square terms.
+    fn add_piece(&mut self, color: Color, role: usize, square: usize) {
+        self.add(color, PST + role * 64 + square, 1);
+        if role < 5 {
+            self.add(color, MATERIAL + role, 1);
+        }
+    }
 }
+
+/// The square as seen from `color`'s side of the board (a1 = its queen's rook square).
+pub fn relative_square(color: Color, square: Square) -> usize {
+    match color {
+        Color::White => square as usize,
+        Color::Black => square as usize ^ 56,
+    }
+}
+
+/// Material and piece-square weight together, [role][square]: one lookup
+/// per piece in the search's evaluation.
+const PIECE_SQUARE: [[(i32, i32); 64]; 6] = {
+    let mut t = [[(0, 0); 64]; 6];
+    let mut role = 0;
+    while role < 6 {
+        let mut sq = 0;
+        while sq < 64 {
+            let (pm, pe) = WEIGHTS[PST + role * 64 + sq];
+            let (mm, me) = if role < 5 {
+                WEIGHTS[MATERIAL + role]
+            } else {
+                (0, 0)
+            };
+            t[role][sq] = (pm + mm, pe + me);
+            sq += 1;
+        }
+        role += 1;
+    }
+    t
+};
 
 /// Sums the weights, White minus Black.
 #[derive(Clone, Copy, Default, Debug)]
@@ -47,6 +86,18 @@ impl Sink for ScoreSink {
         let n = if color == Color::White { count } else { -count };
         self.mg += mg * n;
         self.eg += eg * n;
+    }
+
+    #[inline(always)]
+    fn add_piece(&mut self, color: Color, role: usize, square: usize) {
+        let (mg, eg) = PIECE_SQUARE[role][square];
+        if color == Color::White {
+            self.mg += mg;
+            self.eg += eg;
+        } else {
+            self.mg -= mg;
+            self.eg -= eg;
+        }
     }
 }
 
@@ -328,30 +379,13 @@ fn terms<S: Sink>(pos: &Chess, sink: &mut S, info: &PawnInfo) {
         if let Some(k) = kings[ci] {
             attacked_by[ci][5] = king_attacks(k);
             attacked[ci] |= king_attacks(k);
+            sink.add_piece(us, 5, relative_square(us, k));
         }
         let mobility_area =
             !(Bitboard(pawns_of(us)) | board.kings() & ours) & !Bitboard(pawn_att[them]);
-        for sq in (board.pawns() | board.kings()) & ours {
-            let role = if board.pawns().contains(sq) { 0 } else { 5 };
-            let rel = if us == Color::White {
-                sq
-            } else {
-                sq.flip_vertical()
-            };
-            sink.add(us, PST + role * 64 + rel as usize, 1);
-            if role == 0 {
-                sink.add(us, MATERIAL, 1);
-            }
-        }
         for (sq, piece_role) in pieces(board, ours) {
             let role = piece_role as usize - 1;
-            let rel = if us == Color::White {
-                sq
-            } else {
-                sq.flip_vertical()
-            };
-            sink.add(us, PST + role * 64 + rel as usize, 1);
-            sink.add(us, MATERIAL + role, 1);
+            sink.add_piece(us, role, relative_square(us, sq));
             let attacks = match piece_role {
                 Role::Knight => knight_attacks(sq),
                 Role::Bishop => bishop_attacks(sq, occupied),

@@ -63,6 +63,11 @@ pub fn evaluate<S: Sink>(pos: &Chess, sink: &mut S) -> PawnInfo {
             let (file, rank) = (sq % 8, sq / 8);
             let bit = 1u64 << sq;
             let rr = relative_rank(us, sq);
+            sink.add_piece(
+                us,
+                0,
+                (if us == Color::White { sq } else { sq ^ 56 }) as usize,
+            );
             let ahead = ranks_ahead(us, rank);
             let same_rank = 0xffu64 << (8 * rank);
             let adjacent = adjacent_files(file);
@@ -176,7 +181,7 @@ mod tests {
                     t.coeffs[at..at + len].iter().map(|&c| i32::from(c)).sum(),
                 )
             })
-            .filter(|&(_, n)| n != 0)
+            .filter(|&(name, n)| n != 0 && name != "MATERIAL" && name != "PST")
             .collect()
     }
 
