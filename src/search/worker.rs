@@ -429,7 +429,7 @@ impl<'a> Worker<'a> {
                 return eval;
             }
             // Null move: give the opponent a free move; if we still beat beta,
-            // a real move will too. Not with pawns alone (zugzwang).
+            // a real move will too. Not where zugzwang is likely (`has_pieces`).
             if depth >= 3
                 && self.on(Feature::NullMove)
                 && eval >= beta
@@ -754,7 +754,11 @@ pub fn find_move(pos: &Chess, encoded: u16) -> Option<Move> {
 }
 
 /// The side to move has a piece besides king and pawns.
+/// Null move is unsound in zugzwang, which is common when the side to move
+/// has pawns alone or a single minor piece: it needs a rook, a queen or two
+/// pieces.
 fn has_pieces(pos: &Chess) -> bool {
     let b = pos.board();
-    (b.by_color(pos.turn()) & !(b.pawns() | b.kings())).any()
+    let pieces = b.by_color(pos.turn()) & !(b.pawns() | b.kings());
+    pieces.more_than_one() || (pieces & (b.rooks() | b.queens())).any()
 }
