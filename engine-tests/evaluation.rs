@@ -14,10 +14,25 @@ fn qilin(args: &[&str]) -> std::process::Output {
         .expect("run qilin")
 }
 
-fn temp(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("qilin-eval-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join(name).to_string_lossy().into_owned()
+/// A scratch folder for one test, removed when the test ends.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("qilin-eval-test-{}-{tag}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+    fn file(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 const ITALIAN: &str = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
@@ -80,7 +95,8 @@ fn eval_reports_phase_known_endgames_and_check() {
 
 #[test]
 fn datagen_writes_quiet_positions_reproducibly() {
-    let (a, b) = (temp("a.bin"), temp("b.bin"));
+    let scratch = Scratch::new("datagen");
+    let (a, b) = (scratch.file("a.bin"), scratch.file("b.bin"));
     let args = |out: &str| -> Vec<String> {
         [
             "datagen",
@@ -149,7 +165,8 @@ fn datagen_and_tune_reject_bad_arguments() {
 
 #[test]
 fn tune_writes_a_weights_file() {
-    let (data, out) = (temp("t.bin"), temp("weights.rs"));
+    let scratch = Scratch::new("tune");
+    let (data, out) = (scratch.file("t.bin"), scratch.file("weights.rs"));
     let run = qilin(&[
         "datagen", "--out", &data, "--games", "2", "--nodes", "300", "--seed", "9",
     ]);
