@@ -4,7 +4,7 @@
 
 use super::Sink;
 use super::params::*;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Color, Position, Square};
 
 pub const FILE_A: u64 = 0x0101_0101_0101_0101;
 pub const FILE_H: u64 = FILE_A << 7;
@@ -63,11 +63,7 @@ pub fn evaluate<S: Sink>(pos: &Chess, sink: &mut S) -> PawnInfo {
             let (file, rank) = (sq % 8, sq / 8);
             let bit = 1u64 << sq;
             let rr = relative_rank(us, sq);
-            sink.add_piece(
-                us,
-                0,
-                (if us == Color::White { sq } else { sq ^ 56 }) as usize,
-            );
+            sink.add_piece(us, 0, super::relative_square(us, Square::new(sq)));
             let ahead = ranks_ahead(us, rank);
             let same_rank = 0xffu64 << (8 * rank);
             let adjacent = adjacent_files(file);
