@@ -40,38 +40,13 @@ impl Settings {
         let mut it = args.iter();
         while let Some(flag) = it.next() {
             let mut value = || it.next().ok_or(format!("{flag} needs a value"));
-            let bad = |v: &String| format!("{flag}: bad value '{v}'");
             match flag.as_str() {
                 "--data" => s.data.extend(value()?.split(',').map(String::from)),
                 "--out" => s.out = value()?.clone(),
-                "--epochs" => {
-                    let v = value()?;
-                    s.epochs = v.parse().map_err(|_| bad(v))?;
-                }
-                "--lambda" => {
-                    let v = value()?;
-                    s.lambda = v
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|l| (0.0..=1.0).contains(l))
-                        .ok_or_else(|| bad(v))?;
-                }
-                "--rate" => {
-                    let v = value()?;
-                    s.rate = v
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|r| *r > 0.0)
-                        .ok_or_else(|| bad(v))?;
-                }
-                "--threads" => {
-                    let v = value()?;
-                    s.threads = v
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|t| (1..=256).contains(t))
-                        .ok_or_else(|| bad(v))?;
-                }
+                "--epochs" => s.epochs = checked(flag, value()?, |_| true)?,
+                "--lambda" => s.lambda = checked(flag, value()?, |l| (0.0..=1.0).contains(l))?,
+                "--rate" => s.rate = checked(flag, value()?, |r: &f64| *r > 0.0)?,
+                "--threads" => s.threads = checked(flag, value()?, |t| (1..=256).contains(t))?,
                 "--from-scratch" => s.from_scratch = true,
                 other => return Err(format!("unknown option '{other}'")),
             }
@@ -81,6 +56,18 @@ impl Settings {
         }
         Ok(s)
     }
+}
+
+/// `text` read as a `T` that `ok` accepts, or an error naming the flag.
+fn checked<T: std::str::FromStr>(
+    flag: &str,
+    text: &str,
+    ok: impl Fn(&T) -> bool,
+) -> Result<T, String> {
+    text.parse::<T>()
+        .ok()
+        .filter(ok)
+        .ok_or_else(|| format!("{flag}: bad value '{text}'"))
 }
 
 /// One position as the model sees it.
