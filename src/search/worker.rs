@@ -753,10 +753,9 @@ pub fn find_move(pos: &Chess, encoded: u16) -> Option<Move> {
         .find(|&m| encode_move(m) == encoded)
 }
 
-/// The side to move has a piece besides king and pawns.
-/// Null move is unsound in zugzwang, which is common when the side to move
-/// has pawns alone or a single minor piece: it needs a rook, a queen or two
-/// pieces.
+/// The side to move has a rook, a queen or two pieces besides king and
+/// pawns. Null move is unsound in zugzwang, which is common with pawns alone
+/// or a single minor piece.
 fn has_pieces(pos: &Chess) -> bool {
     let b = pos.board();
     let pieces = b.by_color(pos.turn()) & !(b.pawns() | b.kings());
