@@ -583,6 +583,31 @@ fn bench_is_deterministic() {
     assert_eq!(uci, first, "UCI bench 7 differs from the command line");
 }
 
+/// Searches keep move-ordering memory (hash table, history) from move to
+/// move; `ucinewgame` and `Clear Hash` must forget all of it, so that a
+/// search after either is the search of a fresh engine, node for node.
+#[test]
+fn a_new_game_or_clear_hash_forgets_earlier_searches() {
+    let probe = "position startpos moves e2e4 c7c5 g1f3";
+    let mut e = Engine::start();
+    e.ask(probe);
+    let fresh = last_info(&e.go("depth 9")).nodes;
+    for reset in ["ucinewgame", "setoption name Clear Hash"] {
+        e.ask("position fen r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+        e.go("depth 9");
+        e.ask(probe);
+        let kept = last_info(&e.go("depth 9")).nodes;
+        assert_ne!(
+            kept, fresh,
+            "a second search should start from what it learnt"
+        );
+        e.ask(reset);
+        e.ask(probe);
+        let after = last_info(&e.go("depth 9")).nodes;
+        assert_eq!(after, fresh, "after `{reset}`");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // 8. nodes and depth limits
 // ---------------------------------------------------------------------------

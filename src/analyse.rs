@@ -4,6 +4,7 @@
 
 use crate::engine::thread_pool;
 use crate::game::{Game, parse_uci_move};
+use crate::search::history::HistoryTables;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, SearchJob, Signals};
 use crate::uci::options::Options;
@@ -213,6 +214,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         options,
         pool,
         tt: Arc::new(tt),
+        histories: Arc::new(HistoryTables::new(r.threads)),
         out,
     };
     search::run(job, &Arc::new(Signals::default()));

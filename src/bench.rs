@@ -6,6 +6,7 @@
 
 use crate::engine::thread_pool;
 use crate::game::Game;
+use crate::search::history::HistoryTables;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, SearchJob, Signals};
 use crate::uci::options::Options;
@@ -57,6 +58,7 @@ pub fn run(depth: Option<u32>, out: &Output) -> (u64, u64) {
             options: Options::default(),
             pool: Arc::clone(&pool),
             tt: Arc::new(tt),
+            histories: Arc::new(HistoryTables::new(1)),
             out: silent.clone(),
         };
         let started = Instant::now();

@@ -14,6 +14,7 @@
 use crate::data::Record;
 use crate::engine::thread_pool;
 use crate::game::{Game, GameOver};
+use crate::search::history::HistoryTables;
 use crate::search::tt::{MATE_BOUND, TranspositionTable};
 use crate::search::{self, SearchJob, Signals};
 use crate::uci::options::Options;
@@ -237,6 +238,7 @@ fn play_game(
         game.play(moves[rng.below(moves.len())]);
     }
     let silent = Output::new(Box::new(std::io::sink()));
+    let histories = Arc::new(HistoryTables::new(1));
     let mut kept = Vec::new();
     let (mut win_run, mut draw_run) = (0usize, 0usize);
     let mut last: Option<Move> = None;
@@ -267,6 +269,7 @@ fn play_game(
             options: Options::default(),
             pool: Arc::clone(pool),
             tt: Arc::clone(tt),
+            histories: Arc::clone(&histories),
             out: silent.clone(),
         };
         let found = search::run(job, &Arc::new(Signals::default()));

@@ -6,6 +6,7 @@
 use crate::bench;
 use crate::game::Game;
 use crate::perft;
+use crate::search::history::HistoryTables;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, SearchJob, Signals};
 use crate::uci::options::{Change, Options};
@@ -40,6 +41,7 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     /// The size `tt` was made with.
     tt_mb: usize,
+    histories: Arc<HistoryTables>,
     job: Option<Job>,
     /// Commands that arrived while waiting for a job to end.
     deferred: VecDeque<Parsed>,
@@ -81,6 +83,7 @@ impl Engine {
             pool,
             tt,
             tt_mb: options.hash_mb,
+            histories: Arc::new(HistoryTables::new(options.threads)),
             options,
             out,
             input,
@@ -135,6 +138,7 @@ impl Engine {
             Command::UciNewGame => {
                 self.game = Game::new(Chess::default(), self.castling_mode());
                 self.tt.clear(&self.pool);
+                self.histories = Arc::new(HistoryTables::new(self.options.threads));
             }
             Command::Position(spec) => self.set_position(&spec),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
@@ -208,7 +212,10 @@ impl Engine {
             Ok(change) => change,
         };
         match change {
-            Change::Threads => self.pool = thread_pool(self.options.threads),
+            Change::Threads => {
+                self.pool = thread_pool(self.options.threads);
+                self.histories = Arc::new(HistoryTables::new(self.options.threads));
+            }
             Change::Chess960 => self.game.set_castling_mode(self.castling_mode()),
             Change::Hash => match allocate_tt(self.options.hash_mb, &self.pool) {
                 Some(tt) => {
@@ -225,7 +232,10 @@ impl Engine {
             },
             // A running search may share the table: clearing it is safe
             // (every slot is atomic) and only costs that search some hits.
-            Change::ClearHash => self.tt.clear(&self.pool),
+            Change::ClearHash => {
+                self.tt.clear(&self.pool);
+                self.histories = Arc::new(HistoryTables::new(self.options.threads));
+            }
             Change::Other => {}
         }
     }
@@ -314,6 +324,7 @@ impl Engine {
             options: self.options.clone(),
             pool: Arc::clone(&self.pool),
             tt: Arc::clone(&self.tt),
+            histories: Arc::clone(&self.histories),
             out: self.out.clone(),
         };
         let waits_for_stop = job.params.infinite || job.params.ponder;

@@ -1,8 +1,12 @@
 //! Move-ordering memory of one search thread: killers per ply, a countermove
 //! per (piece, square) of the previous move, and quiet history with gravity.
+//! The controller keeps one per thread from move to move of a game
+//! (`HistoryTables`): what the last search learnt orders the next one's
+//! first iterations. A new game starts them afresh.
 
 use super::MAX_PLY;
 use shakmaty::{Color, Move, Piece};
+use std::sync::{Mutex, MutexGuard};
 
 const HISTORY_MAX: i32 = 16_384;
 
@@ -70,6 +74,12 @@ impl History {
         }
     }
 
+    /// Killers are kept by distance from the root, which moved: a new
+    /// search starts without them.
+    pub fn clear_all_killers(&mut self) {
+        self.killers.fill([None; 2]);
+    }
+
     pub fn clear_killers(&mut self, ply: usize) {
         self.killers[ply.min(MAX_PLY + 1)] = [None; 2];
     }
@@ -82,5 +92,33 @@ impl History {
         if let Some((p, m)) = previous {
             self.counter[piece_index(p)][m.to().to_usize()] = Some(reply);
         }
+    }
+}
+
+/// The histories of a thread pool, one per thread. Each worker holds its own
+/// lock for the whole of a search, so no lock is ever contended; the
+/// controller never locks one: to start afresh it makes new tables, and a
+/// search still running keeps the old ones.
+pub struct HistoryTables(Vec<Mutex<Box<History>>>);
+
+impl HistoryTables {
+    pub fn new(threads: usize) -> HistoryTables {
+        HistoryTables(
+            (0..threads.max(1))
+                .map(|_| Mutex::new(Box::default()))
+                .collect(),
+        )
+    }
+
+    pub fn threads(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Thread `id`'s history. The search makes tables of its pool's size,
+    /// so the modulo only keeps this total.
+    pub fn lock(&self, id: usize) -> MutexGuard<'_, Box<History>> {
+        self.0[id % self.0.len()]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -16,6 +16,7 @@ use crate::game::Game;
 use crate::uci::options::Options;
 use crate::uci::output::Output;
 use crate::uci::parse::GoParams;
+use history::HistoryTables;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -44,6 +45,8 @@ pub struct SearchJob {
     pub options: Options,
     pub pool: Arc<rayon::ThreadPool>,
     pub tt: Arc<TranspositionTable>,
+    /// Move-ordering memory kept from the game's earlier searches.
+    pub histories: Arc<HistoryTables>,
     pub out: Output,
 }
 
@@ -324,6 +327,12 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
     // Captures first for the first iteration; later ones sort by score.
     root_moves.sort_by_key(|m| std::cmp::Reverse(m.capture().map_or(0, |r| r as u8)));
     job.tt.new_search();
+    let threads = job.pool.current_num_threads();
+    let histories = if job.histories.threads() == threads {
+        Arc::clone(&job.histories)
+    } else {
+        Arc::new(HistoryTables::new(threads))
+    };
     let shared = Shared {
         tt: Arc::clone(&job.tt),
         signals: Arc::clone(signals),
@@ -348,7 +357,9 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
         last_best: std::sync::Mutex::new(None),
     };
     let outcomes: Vec<Option<Outcome>> = job.pool.broadcast(|ctx| {
-        let outcome = Worker::new(&shared, ctx.index()).iterate();
+        let mut history = histories.lock(ctx.index());
+        history.clear_all_killers();
+        let outcome = Worker::new(&shared, ctx.index(), &mut history).iterate();
         if ctx.index() == 0 {
             shared.abort.store(true, Ordering::SeqCst);
         }

@@ -56,7 +56,7 @@ fn lmr_table() -> Box<[[i32; 64]; 64]> {
 pub struct Worker<'a> {
     shared: &'a Shared,
     pub id: usize,
-    history: History,
+    history: &'a mut History,
     pawns: PawnCache,
     /// Keys of the game since the last irreversible move, then of the path.
     keys: Vec<u64>,
@@ -75,7 +75,7 @@ pub struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    pub fn new(shared: &'a Shared, id: usize) -> Worker<'a> {
+    pub fn new(shared: &'a Shared, id: usize, history: &'a mut History) -> Worker<'a> {
         let root_moves = shared
             .root_moves
             .iter()
@@ -92,7 +92,7 @@ impl<'a> Worker<'a> {
         Worker {
             shared,
             id,
-            history: History::default(),
+            history,
             pawns: PawnCache::default(),
             keys,
             stack: Box::new([Frame::default(); MAX_PLY + 4]),
@@ -476,7 +476,7 @@ impl<'a> Worker<'a> {
         let mut picker = MovePicker::new(
             pos,
             tt.map_or(0, |e| e.mv),
-            &self.history,
+            self.history,
             ply,
             previous,
             false,
@@ -498,7 +498,7 @@ impl<'a> Worker<'a> {
 
         // Pruning needs pieces to move: with pawns alone, zugzwang rules.
         let prunable = has_pieces(pos);
-        while let Some(m) = picker.next(pos, &self.history) {
+        while let Some(m) = picker.next(pos, self.history) {
             let quiet = !is_noisy(m);
             let mut child = pos.clone();
             child.play_unchecked(m);
@@ -685,12 +685,12 @@ impl<'a> Worker<'a> {
             stand_pat = Some(eval);
         }
         let mut picker =
-            MovePicker::new(pos, tt.map_or(0, |e| e.mv), &self.history, ply, None, true);
+            MovePicker::new(pos, tt.map_or(0, |e| e.mv), self.history, ply, None, true);
         if in_check && picker.legal_count == 0 {
             return -MATE + ply as i32;
         }
         let mut best_move = None;
-        while let Some(m) = picker.next(pos, &self.history) {
+        while let Some(m) = picker.next(pos, self.history) {
             // Delta pruning: even winning the piece cannot reach alpha.
             if let Some(sp) = stand_pat
                 && m.promotion().is_none()
