@@ -69,6 +69,11 @@ pub fn thread_pool(threads: usize) -> Arc<rayon::ThreadPool> {
 }
 
 impl Engine {
+    /// New, empty move-ordering tables; a running search keeps its old ones.
+    fn forget_history(&mut self) {
+        self.histories = Arc::new(HistoryTables::new(self.options.threads));
+    }
+
     pub fn new(input: Receiver<Parsed>, out: Output) -> Engine {
         let options = Options::default();
         let pool = thread_pool(options.threads);
@@ -138,7 +143,7 @@ impl Engine {
             Command::UciNewGame => {
                 self.game = Game::new(Chess::default(), self.castling_mode());
                 self.tt.clear(&self.pool);
-                self.histories = Arc::new(HistoryTables::new(self.options.threads));
+                self.forget_history();
             }
             Command::Position(spec) => self.set_position(&spec),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
@@ -214,7 +219,7 @@ impl Engine {
         match change {
             Change::Threads => {
                 self.pool = thread_pool(self.options.threads);
-                self.histories = Arc::new(HistoryTables::new(self.options.threads));
+                self.forget_history();
             }
             Change::Chess960 => self.game.set_castling_mode(self.castling_mode()),
             Change::Hash => match allocate_tt(self.options.hash_mb, &self.pool) {
@@ -234,7 +239,7 @@ impl Engine {
             // (every slot is atomic) and only costs that search some hits.
             Change::ClearHash => {
                 self.tt.clear(&self.pool);
-                self.histories = Arc::new(HistoryTables::new(self.options.threads));
+                self.forget_history();
             }
             Change::Other => {}
         }

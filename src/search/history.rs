@@ -99,13 +99,13 @@ impl History {
 /// lock for the whole of a search, so no lock is ever contended; the
 /// controller never locks one: to start afresh it makes new tables, and a
 /// search still running keeps the old ones.
-pub struct HistoryTables(Vec<Mutex<Box<History>>>);
+pub struct HistoryTables(Vec<Mutex<History>>);
 
 impl HistoryTables {
     pub fn new(threads: usize) -> HistoryTables {
         HistoryTables(
             (0..threads.max(1))
-                .map(|_| Mutex::new(Box::default()))
+                .map(|_| Mutex::new(History::default()))
                 .collect(),
         )
     }
@@ -116,7 +116,7 @@ impl HistoryTables {
 
     /// Thread `id`'s history. The search makes tables of its pool's size,
     /// so the modulo only keeps this total.
-    pub fn lock(&self, id: usize) -> MutexGuard<'_, Box<History>> {
+    pub fn lock(&self, id: usize) -> MutexGuard<'_, History> {
         self.0[id % self.0.len()]
             .lock()
             .unwrap_or_else(|e| e.into_inner())
