@@ -3,6 +3,7 @@
 //! transposition table, the node counter and the stop flags. The main worker
 //! (index 0) keeps time, prints, and decides the `bestmove`.
 
+pub mod checks;
 pub mod features;
 pub mod history;
 pub mod movepick;

@@ -3,6 +3,7 @@
 //! thread of a Lazy SMP search runs this; only the main one (id 0) prints
 //! and watches the clock.
 
+use super::checks::gives_check;
 use super::features::Feature;
 use super::history::History;
 use super::movepick::{MovePicker, is_noisy};
@@ -500,9 +501,7 @@ impl<'a> Worker<'a> {
         let prunable = has_pieces(pos);
         while let Some(m) = picker.next(pos, self.history) {
             let quiet = !is_noisy(m);
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let gives_check = child.is_check();
+            let gives_check = gives_check(pos, m);
             // Shallow pruning, never of a move that gives check (it may mate)
             // and never before one move has a score.
             if best_score > -MATE_BOUND && prunable && !gives_check {
@@ -532,6 +531,8 @@ impl<'a> Worker<'a> {
                     continue;
                 }
             }
+            let mut child = pos.clone();
+            child.play_unchecked(m);
             let child_key = child_key(pos, key, m, &child);
             let new_depth =
                 depth - 1 + i32::from(gives_check && ply < 2 * self.root_depth as usize);
