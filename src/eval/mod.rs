@@ -19,7 +19,7 @@ use pawns::{PawnInfo, pawn_attacks, ranks_ahead, relative_rank};
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
-use shakmaty::{Bitboard, Board, Chess, Color, Position, Role, Square};
+use shakmaty::{Bitboard, Board, Chess, Color, File, Position, Rank, Role, Square};
 use weights::WEIGHTS;
 
 pub use pawns::PawnCache;
@@ -253,13 +253,18 @@ fn non_pawn(board: &Board, c: Color) -> i32 {
 }
 
 /// How much of the endgame score the leading side can hope to keep, out of
-/// `SCALE_MAX`: none with a lone minor or two knights and no pawns, little
-/// when a minor up at most and without pawns, half with opposite-coloured
-/// bishops alone.
+/// `SCALE_MAX`: none with a lone minor or two knights and no pawns, or with
+/// a bishop and rook pawns whose corner the bishop does not cover while the
+/// defending king holds it; little when a minor up at most and without
+/// pawns; half with opposite-coloured bishops alone; less than all when the
+/// pieces are equal and the extra pawn is the only one, or all the pawns
+/// are on one wing with at most one more for the leading side.
 pub fn scale(board: &Board, eg: i32) -> i32 {
     let strong = if eg >= 0 { Color::White } else { Color::Black };
     let weak = !strong;
-    let strong_pawns = (board.pawns() & board.by_color(strong)).count();
+    let strong_pawns_bb = board.pawns() & board.by_color(strong);
+    let strong_pawns = strong_pawns_bb.count();
+    let weak_pawns = (board.pawns() & board.by_color(weak)).count();
     let (s, w) = (non_pawn(board, strong), non_pawn(board, weak));
     if strong_pawns == 0 {
         let knights = (board.knights() & board.by_color(strong)).count();
@@ -270,6 +275,9 @@ pub fn scale(board: &Board, eg: i32) -> i32 {
             return 16;
         }
     }
+    if s == 3 && wrong_rook_pawn_fortress(board, strong, strong_pawns_bb) {
+        return 0;
+    }
     let (wb, bb) = (
         board.bishops() & board.by_color(Color::White),
         board.bishops() & board.by_color(Color::Black),
@@ -278,7 +286,46 @@ pub fn scale(board: &Board, eg: i32) -> i32 {
     if wb.count() == 1 && bb.count() == 1 && (wb & dark).any() != (bb & dark).any() {
         return if s == 3 && w == 3 { 64 } else { 96 };
     }
+    if s == w && s > 0 {
+        if strong_pawns == 1 {
+            return 64;
+        }
+        let west = Bitboard::from(File::A)
+            | Bitboard::from(File::B)
+            | Bitboard::from(File::C)
+            | Bitboard::from(File::D);
+        let pawns = board.pawns();
+        let one_wing = !(pawns & west).any() || (pawns & west) == pawns;
+        if one_wing && strong_pawns <= weak_pawns + 1 {
+            return 96;
+        }
+    }
     SCALE_MAX
+}
+
+/// A bishop (the only piece of the leading side, `strong_pawns` all on the
+/// a- or all on the h-file) that does not control the queening corner, with
+/// the defending king on or next to that corner: a draw however many pawns.
+fn wrong_rook_pawn_fortress(board: &Board, strong: Color, strong_pawns: Bitboard) -> bool {
+    let bishops = board.bishops() & board.by_color(strong);
+    if bishops.count() != 1 || strong_pawns.is_empty() {
+        return false;
+    }
+    let file = if (strong_pawns & Bitboard::from(File::A)) == strong_pawns {
+        File::A
+    } else if (strong_pawns & Bitboard::from(File::H)) == strong_pawns {
+        File::H
+    } else {
+        return false;
+    };
+    let corner = Square::from_coords(file, strong.fold_wb(Rank::Eighth, Rank::First));
+    let dark = Bitboard::DARK_SQUARES;
+    if (bishops & dark).any() == dark.contains(corner) {
+        return false;
+    }
+    board
+        .king_of(!strong)
+        .is_some_and(|k| k.distance(corner) <= 1)
 }
 
 /// Known endgames, scored outright from the side to move's point of view.
@@ -644,8 +691,58 @@ mod tests {
     fn opposite_bishops_scale_down() {
         let b = pos("8/8/4k3/5b2/3B4/4K3/5P2/8 w - - 0 1");
         assert_eq!(scale(b.board(), 100), 64);
+        // Same-coloured bishops: only the pawns decide (one pawn: half).
         let same = pos("8/8/4k3/4b3/3B4/4K3/5P2/8 w - - 0 1");
+        assert_eq!(scale(same.board(), 100), 64);
+        let same = pos("8/8/4k3/4b3/3B4/4K3/P4P2/8 w - - 0 1");
         assert_eq!(scale(same.board(), 100), SCALE_MAX);
+    }
+
+    #[test]
+    fn a_rook_pawn_with_the_wrong_bishop_is_a_fortress() {
+        // The light-squared bishop cannot drive the king out of dark h8.
+        let wrong = pos("7k/7P/6K1/8/8/8/8/1B6 b - - 0 1");
+        assert_eq!(scale(wrong.board(), 100), 0);
+        assert_eq!(
+            scale(
+                pos(&mirrored("7k/7P/6K1/8/8/8/8/1B6 b - - 0 1")).board(),
+                -100
+            ),
+            0
+        );
+        // Two h-pawns do not help; the a-file's corner a8 is light.
+        assert_eq!(
+            scale(pos("7k/7P/6K1/7P/8/8/8/1B6 b - - 0 1").board(), 100),
+            0
+        );
+        assert_eq!(
+            scale(pos("1k6/8/P7/8/3K4/8/8/2B5 w - - 0 1").board(), 100),
+            0
+        );
+        // The right bishop, or the king kept away from the corner, wins.
+        assert_eq!(
+            scale(pos("7k/7P/6K1/8/8/8/8/2B5 b - - 0 1").board(), 100),
+            SCALE_MAX
+        );
+        assert_eq!(
+            scale(pos("8/4k3/8/7P/8/5K2/8/1B6 w - - 0 1").board(), 100),
+            SCALE_MAX
+        );
+    }
+
+    #[test]
+    fn equal_pieces_with_few_pawns_scale_down() {
+        // Rook and pawn against rook.
+        assert_eq!(
+            scale(pos("8/8/4k3/8/4P3/4K3/8/R6r w - - 0 1").board(), 100),
+            64
+        );
+        // Four pawns against three on one wing, rooks on.
+        let wing = pos("6k1/5pp1/7p/8/5PPP/4P3/6K1/R6r w - - 0 1");
+        assert_eq!(scale(wing.board(), 100), 96);
+        // The same pawns with one more on the other wing: all to play for.
+        let both = pos("6k1/5pp1/7p/8/P4PPP/4P3/6K1/R6r w - - 0 1");
+        assert_eq!(scale(both.board(), 100), SCALE_MAX);
     }
 
     #[test]
