@@ -1,5 +1,8 @@
 //! Move-ordering memory of one search thread: killers per ply, a countermove
-//! per (piece, square) of the previous move, and quiet history with gravity.
+//! per (piece, square) of the previous move, quiet history with gravity, and
+//! continuation history: how well a quiet move did as the reply to a given
+//! move one ply earlier (and as the follow-up to our own move two plies
+//! earlier), by (piece, target square) of both.
 //! The controller keeps one per thread from move to move of a game
 //! (`HistoryTables`): what the last search learnt orders the next one's
 //! first iterations. A new game starts them afresh.
@@ -16,6 +19,20 @@ pub struct History {
     killers: Box<[[Option<Move>; 2]; MAX_PLY + 2]>,
     /// [piece index][to square] of the previous move.
     counter: Box<[[Option<Move>; 64]; 12]>,
+    /// [earlier piece][earlier to][piece][to], flattened; i16 keeps it
+    /// at 1.2 MB (entries stay within ±HISTORY_MAX).
+    continuation: Box<[i16]>,
+}
+
+/// The moves one and two plies before a node, by moving piece: what
+/// continuation history is indexed by. `None` at the root's first plies
+/// and after a null move.
+pub type Context = [Option<(Piece, Move)>; 2];
+
+const PIECE_SQUARES: usize = 12 * 64;
+
+fn piece_square(p: Piece, m: Move) -> usize {
+    piece_index(p) * 64 + m.to().to_usize()
 }
 
 impl Default for History {
@@ -24,6 +41,7 @@ impl Default for History {
             quiet: Box::new([[[0; 64]; 64]; 2]),
             killers: Box::new([[None; 2]; MAX_PLY + 2]),
             counter: Box::new([[None; 64]; 12]),
+            continuation: vec![0; PIECE_SQUARES * PIECE_SQUARES].into_boxed_slice(),
         }
     }
 }
@@ -42,6 +60,26 @@ impl History {
         self.quiet[usize::from(side == Color::Black)][from_of(m)][m.to().to_usize()]
     }
 
+    /// Quiet history plus both continuation histories: the order of quiet
+    /// moves and their reductions.
+    pub fn quiet_score(&self, side: Color, m: Move, context: &Context) -> i32 {
+        let here = piece_square(
+            Piece {
+                color: side,
+                role: m.role(),
+            },
+            m,
+        );
+        context
+            .iter()
+            .flatten()
+            .map(|&(p, before)| {
+                i32::from(self.continuation[piece_square(p, before) * PIECE_SQUARES + here])
+            })
+            .sum::<i32>()
+            + self.quiet(side, m)
+    }
+
     /// Gravity: the bonus shrinks as the entry nears its bound, so old
     /// knowledge fades instead of saturating.
     fn apply(entry: &mut i32, bonus: i32) {
@@ -50,15 +88,37 @@ impl History {
     }
 
     /// A quiet move caused a cutoff: reward it, punish the quiets tried before.
-    pub fn update_quiets(&mut self, side: Color, best: Move, tried: &[Move], depth: i32) {
+    pub fn update_quiets(
+        &mut self,
+        side: Color,
+        best: Move,
+        tried: &[Move],
+        depth: i32,
+        context: &Context,
+    ) {
         let bonus = (depth * depth * 16).min(1600);
-        let c = usize::from(side == Color::Black);
-        Self::apply(
-            &mut self.quiet[c][from_of(best)][best.to().to_usize()],
-            bonus,
-        );
+        self.reward(side, best, bonus, context);
         for &m in tried.iter().filter(|&&m| m != best) {
-            Self::apply(&mut self.quiet[c][from_of(m)][m.to().to_usize()], -bonus);
+            self.reward(side, m, -bonus, context);
+        }
+    }
+
+    fn reward(&mut self, side: Color, m: Move, bonus: i32, context: &Context) {
+        let c = usize::from(side == Color::Black);
+        Self::apply(&mut self.quiet[c][from_of(m)][m.to().to_usize()], bonus);
+        let here = piece_square(
+            Piece {
+                color: side,
+                role: m.role(),
+            },
+            m,
+        );
+        for &(p, before) in context.iter().flatten() {
+            let entry = &mut self.continuation[piece_square(p, before) * PIECE_SQUARES + here];
+            let mut wide = i32::from(*entry);
+            Self::apply(&mut wide, bonus);
+            // apply keeps |wide| <= HISTORY_MAX, which fits.
+            *entry = i16::try_from(wide).unwrap_or(if wide < 0 { i16::MIN } else { i16::MAX });
         }
     }
 
@@ -120,5 +180,51 @@ impl HistoryTables {
         self.0[id % self.0.len()]
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Role, Square};
+
+    fn pawn_push(from: Square, to: Square) -> Move {
+        Move::Normal {
+            role: Role::Pawn,
+            from,
+            capture: None,
+            to,
+            promotion: None,
+        }
+    }
+
+    /// A reply that cut off after 1. e4 scores higher after e4 than after
+    /// d4, and higher than the same move with no earlier move known.
+    #[test]
+    fn a_reply_is_remembered_after_the_move_it_answered() {
+        let white_pawn = Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        };
+        let e4 = pawn_push(Square::E2, Square::E4);
+        let d4 = pawn_push(Square::D2, Square::D4);
+        let e5 = pawn_push(Square::E7, Square::E5);
+        let c5 = pawn_push(Square::C7, Square::C5);
+        let mut h = History::default();
+        h.update_quiets(
+            Color::Black,
+            e5,
+            &[c5, e5],
+            6,
+            &[Some((white_pawn, e4)), None],
+        );
+        let after = |m| [Some((white_pawn, m)), None];
+        let (e5_after_e4, e5_after_d4) = (
+            h.quiet_score(Color::Black, e5, &after(e4)),
+            h.quiet_score(Color::Black, e5, &after(d4)),
+        );
+        assert!(e5_after_e4 > e5_after_d4, "{e5_after_e4} {e5_after_d4}");
+        assert_eq!(e5_after_d4, h.quiet(Color::Black, e5));
+        assert!(h.quiet_score(Color::Black, c5, &after(e4)) < h.quiet(Color::Black, c5));
     }
 }

@@ -3,10 +3,10 @@
 //! only when it is reached, so a cutoff on the TT move or a good capture costs
 //! no work for the quiet moves.
 
-use super::history::History;
+use super::history::{Context, History};
 use super::see::{SEE_VALUE, see_ge};
 use super::tt::encode_move;
-use shakmaty::{Chess, Move, MoveList, Piece, Position, Role};
+use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Stage {
@@ -35,6 +35,7 @@ pub struct MovePicker {
     quiets: MoveList,
     quiet_scores: [i32; 256],
     quiet_next: usize,
+    context: Context,
     /// Quiescence: only captures and queen promotions that do not lose
     /// material, unless in check.
     noisy_only: bool,
@@ -54,7 +55,7 @@ impl MovePicker {
         tt_move: u16,
         history: &History,
         ply: usize,
-        previous: Option<(Piece, Move)>,
+        context: Context,
         noisy_only: bool,
     ) -> MovePicker {
         let all = pos.legal_moves();
@@ -75,7 +76,7 @@ impl MovePicker {
             stage: Stage::TtMove,
             tt_move,
             killers: history.killers(ply),
-            counter: history.counter(previous),
+            counter: history.counter(context[0]),
             legal_count: all.len(),
             noisy,
             noisy_scores: [0; 256],
@@ -85,6 +86,7 @@ impl MovePicker {
             quiets,
             quiet_scores: [0; 256],
             quiet_next: 0,
+            context,
             noisy_only,
         }
     }
@@ -161,7 +163,7 @@ impl MovePicker {
                 Stage::ScoreQuiets => {
                     let side = pos.turn();
                     for (i, &m) in self.quiets.iter().enumerate() {
-                        self.quiet_scores[i] = history.quiet(side, m);
+                        self.quiet_scores[i] = history.quiet_score(side, m, &self.context);
                     }
                     self.stage = Stage::Quiets;
                 }
@@ -244,7 +246,7 @@ mod tests {
             let legal = p.legal_moves();
             for tt in [None, legal.first().copied(), legal.last().copied()] {
                 let encoded = tt.map_or(0, encode_move);
-                let mut picker = MovePicker::new(&p, encoded, &history, 0, None, false);
+                let mut picker = MovePicker::new(&p, encoded, &history, 0, [None; 2], false);
                 let mut seen = Vec::new();
                 while let Some(m) = picker.next(&p, &history) {
                     seen.push(m);
@@ -267,7 +269,7 @@ mod tests {
         if depth == 0 {
             return 1;
         }
-        let mut picker = MovePicker::new(pos, 0, history, ply, None, false);
+        let mut picker = MovePicker::new(pos, 0, history, ply, [None; 2], false);
         let mut total = 0;
         let mut first = None;
         while let Some(m) = picker.next(pos, history) {
@@ -317,7 +319,7 @@ mod tests {
         // Qxd5 loses the queen to exd5... no: the pawn on e6 defends d5.
         let p = pos("4k3/8/4p3/3p4/4P3/8/8/3QK3 w - - 0 1");
         let history = History::default();
-        let mut picker = MovePicker::new(&p, 0, &history, 0, None, false);
+        let mut picker = MovePicker::new(&p, 0, &history, 0, [None; 2], false);
         let mut order = Vec::new();
         while let Some(m) = picker.next(&p, &history) {
             order.push(m.to_uci(CastlingMode::Standard).to_string());

@@ -473,13 +473,13 @@ impl<'a> Worker<'a> {
             }
         }
 
-        let previous = ply.checked_sub(1).and_then(|p| self.stack[p].played);
+        let context = [1, 2].map(|back| ply.checked_sub(back).and_then(|p| self.stack[p].played));
         let mut picker = MovePicker::new(
             pos,
             tt.map_or(0, |e| e.mv),
             self.history,
             ply,
-            previous,
+            context,
             false,
         );
         let tt_move = picker.tt_move;
@@ -554,7 +554,7 @@ impl<'a> Worker<'a> {
                     r += i32::from(!improving);
                     r -= i32::from(gives_check);
                     if quiet {
-                        r -= self.history.quiet(pos.turn(), m) / 8192;
+                        r -= self.history.quiet_score(pos.turn(), m, &context) / 12_288;
                     } else {
                         r -= 1;
                     }
@@ -617,11 +617,11 @@ impl<'a> Worker<'a> {
         {
             if self.on(Feature::Killers) {
                 self.history.add_killer(ply, best);
-                self.history.set_counter(previous, best);
+                self.history.set_counter(context[0], best);
             }
             if self.on(Feature::History) {
                 self.history
-                    .update_quiets(pos.turn(), best, &quiets_tried, depth);
+                    .update_quiets(pos.turn(), best, &quiets_tried, depth, &context);
             }
         }
         let bound = if best_score >= beta {
@@ -685,8 +685,14 @@ impl<'a> Worker<'a> {
             best_score = eval;
             stand_pat = Some(eval);
         }
-        let mut picker =
-            MovePicker::new(pos, tt.map_or(0, |e| e.mv), self.history, ply, None, true);
+        let mut picker = MovePicker::new(
+            pos,
+            tt.map_or(0, |e| e.mv),
+            self.history,
+            ply,
+            [None; 2],
+            true,
+        );
         if in_check && picker.legal_count == 0 {
             return -MATE + ply as i32;
         }
