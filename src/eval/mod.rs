@@ -252,6 +252,9 @@ fn non_pawn(board: &Board, c: Color) -> i32 {
         + 9 * (board.queens() & ours).count()) as i32
 }
 
+/// Files a to d.
+const QUEENSIDE: Bitboard = Bitboard(0x0f0f_0f0f_0f0f_0f0f);
+
 /// How much of the endgame score the leading side can hope to keep, out of
 /// `SCALE_MAX`: none with a lone minor or two knights and no pawns, or with
 /// a bishop and rook pawns whose corner the bishop does not cover while the
@@ -290,12 +293,9 @@ pub fn scale(board: &Board, eg: i32) -> i32 {
         if strong_pawns == 1 {
             return 64;
         }
-        let west = Bitboard::from(File::A)
-            | Bitboard::from(File::B)
-            | Bitboard::from(File::C)
-            | Bitboard::from(File::D);
         let pawns = board.pawns();
-        let one_wing = !(pawns & west).any() || (pawns & west) == pawns;
+        let queenside = pawns & QUEENSIDE;
+        let one_wing = queenside.is_empty() || queenside == pawns;
         if one_wing && strong_pawns <= weak_pawns + 1 {
             return 96;
         }

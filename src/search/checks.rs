@@ -58,9 +58,10 @@ mod tests {
         for m in pos.legal_moves() {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            assert_eq!(gives_check(pos, m), child.is_check(), "{m:?}");
+            let checks = gives_check(pos, m);
+            assert_eq!(checks, child.is_check(), "{m:?}");
             total += if depth == 1 {
-                u64::from(gives_check(pos, m))
+                u64::from(checks)
             } else {
                 leaf_checks(&child, depth - 1)
             };

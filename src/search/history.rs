@@ -35,6 +35,17 @@ fn piece_square(p: Piece, m: Move) -> usize {
     piece_index(p) * 64 + m.to().to_usize()
 }
 
+/// `piece_square` of a move `side` is about to make.
+fn our_piece_square(side: Color, m: Move) -> usize {
+    piece_square(
+        Piece {
+            color: side,
+            role: m.role(),
+        },
+        m,
+    )
+}
+
 impl Default for History {
     fn default() -> Self {
         History {
@@ -63,13 +74,7 @@ impl History {
     /// Quiet history plus both continuation histories: the order of quiet
     /// moves and their reductions.
     pub fn quiet_score(&self, side: Color, m: Move, context: &Context) -> i32 {
-        let here = piece_square(
-            Piece {
-                color: side,
-                role: m.role(),
-            },
-            m,
-        );
+        let here = our_piece_square(side, m);
         context
             .iter()
             .flatten()
@@ -106,13 +111,7 @@ impl History {
     fn reward(&mut self, side: Color, m: Move, bonus: i32, context: &Context) {
         let c = usize::from(side == Color::Black);
         Self::apply(&mut self.quiet[c][from_of(m)][m.to().to_usize()], bonus);
-        let here = piece_square(
-            Piece {
-                color: side,
-                role: m.role(),
-            },
-            m,
-        );
+        let here = our_piece_square(side, m);
         for &(p, before) in context.iter().flatten() {
             let entry = &mut self.continuation[piece_square(p, before) * PIECE_SQUARES + here];
             let mut wide = i32::from(*entry);
