@@ -15,9 +15,10 @@ pub enum Feature {
     Iir,
     Killers,
     History,
+    Singular,
 }
 
-const NAMES: [(Feature, &str); 10] = [
+const NAMES: [(Feature, &str); 11] = [
     (Feature::Aspiration, "aspiration"),
     (Feature::NullMove, "nmp"),
     (Feature::ReverseFutility, "rfp"),
@@ -28,6 +29,7 @@ const NAMES: [(Feature, &str); 10] = [
     (Feature::Iir, "iir"),
     (Feature::Killers, "killers"),
     (Feature::History, "history"),
+    (Feature::Singular, "singular"),
 ];
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use super::features::Feature;
 use super::history::History;
 use super::movepick::{MovePicker, is_noisy};
 use super::see::see_ge;
-use super::tt::{Bound, MATE, MATE_BOUND, encode_move, score_to_tt};
+use super::tt::{Bound, MATE, MATE_BOUND, TtEntry, encode_move, score_from_tt, score_to_tt};
 use super::{MAX_PLY, Shared};
 use crate::eval::{PawnCache, evaluate_cached};
 use shakmaty::zobrist::Zobrist64;
@@ -41,6 +41,15 @@ struct Frame {
     /// The move made from this ply, for countermoves; `None` after a null move.
     played: Option<(Piece, Move)>,
     null_move: bool,
+    /// The move a singular-extension search leaves out at this ply.
+    excluded: Option<Move>,
+}
+
+/// What the singular-extension search decided for the TT move.
+enum Singular {
+    Extend(i32),
+    /// Another move beats beta too: the node fails high with this score.
+    Cut(i32),
 }
 
 /// Late move reductions by depth and move number.
@@ -398,9 +407,11 @@ impl<'a> Worker<'a> {
             return alpha;
         }
 
+        let excluded = self.stack[ply].excluded;
         let tt = self.shared.tt.probe(key);
         if let Some(e) = tt
             && !PV
+            && excluded.is_none()
             && e.depth >= depth
             && let Some(score) = e.cutoff(ply, alpha, beta)
         {
@@ -420,7 +431,7 @@ impl<'a> Worker<'a> {
         self.stack[ply + 1].null_move = false;
         self.history.clear_killers(ply + 1);
 
-        if let (false, Some(eval)) = (PV, eval) {
+        if let (false, None, Some(eval)) = (PV, excluded, eval) {
             // Reverse futility: far above beta with little depth left.
             if depth <= 8
                 && self.on(Feature::ReverseFutility)
@@ -495,11 +506,25 @@ impl<'a> Worker<'a> {
         let mut best_move = None;
         let mut quiets_tried = MoveList::new();
         let mut searched = 0usize;
+        let singular = match (tt, tt_move) {
+            (Some(e), Some(tt_move)) if excluded.is_none() => {
+                self.singular_extension::<PV>(pos, key, depth, ply, beta, cut_node, e, tt_move)
+            }
+            _ => None,
+        };
+        let extension = match singular {
+            Some(Singular::Cut(score)) => return score,
+            Some(Singular::Extend(e)) => e,
+            None => 0,
+        };
         let lmp_limit = (3 + depth * depth) as usize / (2 - usize::from(improving));
 
         // Pruning needs pieces to move: with pawns alone, zugzwang rules.
         let prunable = has_pieces(pos);
         while let Some(m) = picker.next(pos, self.history) {
+            if Some(m) == excluded {
+                continue;
+            }
             let quiet = !is_noisy(m);
             let gives_check = gives_check(pos, m);
             // Shallow pruning, never of a move that gives check (it may mate)
@@ -534,8 +559,12 @@ impl<'a> Worker<'a> {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let child_key = child_key(pos, key, m, &child);
-            let new_depth =
-                depth - 1 + i32::from(gives_check && ply < 2 * self.root_depth as usize);
+            let new_depth = depth - 1
+                + if singular.is_some() && Some(m) == tt_move {
+                    extension
+                } else {
+                    i32::from(gives_check && ply < 2 * self.root_depth as usize)
+                };
             self.keys.push(child_key);
             self.stack[ply].played = pos
                 .board()
@@ -608,8 +637,13 @@ impl<'a> Worker<'a> {
         }
 
         if searched == 0 {
-            // Every move was pruned: fall back on what the position is worth.
-            return eval.unwrap_or(alpha);
+            // Every move was pruned (or, in a singular search, the only one
+            // was left out): fall back on what the position is worth.
+            return if excluded.is_some() {
+                alpha
+            } else {
+                eval.unwrap_or(alpha)
+            };
         }
         if let Some(best) = best_move
             && best_score >= beta
@@ -631,15 +665,72 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.shared.tt.store(
-            key,
-            best_move.map_or(tt_move.map_or(0, encode_move), encode_move),
-            score_to_tt(best_score, ply),
-            eval.unwrap_or(0),
-            depth,
-            bound,
-        );
+        // A search without the TT move does not say what the node is worth.
+        if excluded.is_none() {
+            self.shared.tt.store(
+                key,
+                best_move.map_or(tt_move.map_or(0, encode_move), encode_move),
+                score_to_tt(best_score, ply),
+                eval.unwrap_or(0),
+                depth,
+                bound,
+            );
+        }
         best_score
+    }
+
+    /// Singular extension: when the TT says its move beats beta, search the
+    /// other moves at half depth against a bound a little below that score.
+    /// If none reaches it, the TT move is the only good one and is searched
+    /// a ply deeper; if one beats beta too, the node fails high twice over
+    /// (multi-cut); if the TT score alone beats beta, the TT move is searched
+    /// a ply shallower.
+    #[allow(clippy::too_many_arguments)]
+    fn singular_extension<const PV: bool>(
+        &mut self,
+        pos: &Chess,
+        key: u64,
+        depth: i32,
+        ply: usize,
+        beta: i32,
+        cut_node: bool,
+        entry: TtEntry,
+        tt_move: Move,
+    ) -> Option<Singular> {
+        let tt_score = score_from_tt(entry.score, ply);
+        if depth < 7
+            || entry.depth < depth - 3
+            || entry.bound == Bound::Upper
+            || tt_score.abs() >= MATE_BOUND
+            || ply >= 2 * self.root_depth as usize
+            || !self.on(Feature::Singular)
+        {
+            return None;
+        }
+        let singular_beta = tt_score - 2 * depth;
+        self.stack[ply].excluded = Some(tt_move);
+        let score = self.search::<false>(
+            pos,
+            key,
+            (depth - 1) / 2,
+            ply,
+            singular_beta - 1,
+            singular_beta,
+            cut_node,
+        );
+        self.stack[ply].excluded = None;
+        if self.aborted {
+            return None;
+        }
+        Some(if score < singular_beta {
+            Singular::Extend(1)
+        } else if singular_beta >= beta {
+            Singular::Cut(singular_beta)
+        } else if tt_score >= beta {
+            Singular::Extend(-1)
+        } else {
+            Singular::Extend(0)
+        })
     }
 
     fn qsearch<const PV: bool>(
