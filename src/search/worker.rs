@@ -506,16 +506,17 @@ impl<'a> Worker<'a> {
         let mut best_move = None;
         let mut quiets_tried = MoveList::new();
         let mut searched = 0usize;
-        let singular = match (tt, tt_move) {
+        // The TT move's extension when a singular search decided it; the
+        // check extension applies otherwise.
+        let tt_extension = match (tt, tt_move) {
             (Some(e), Some(tt_move)) if excluded.is_none() => {
-                self.singular_extension::<PV>(pos, key, depth, ply, beta, cut_node, e, tt_move)
+                match self.singular_extension(pos, key, depth, ply, beta, cut_node, e, tt_move) {
+                    Some(Singular::Cut(score)) => return score,
+                    Some(Singular::Extend(e)) => Some(e),
+                    None => None,
+                }
             }
             _ => None,
-        };
-        let extension = match singular {
-            Some(Singular::Cut(score)) => return score,
-            Some(Singular::Extend(e)) => e,
-            None => 0,
         };
         let lmp_limit = (3 + depth * depth) as usize / (2 - usize::from(improving));
 
@@ -560,10 +561,9 @@ impl<'a> Worker<'a> {
             child.play_unchecked(m);
             let child_key = child_key(pos, key, m, &child);
             let new_depth = depth - 1
-                + if singular.is_some() && Some(m) == tt_move {
-                    extension
-                } else {
-                    i32::from(gives_check && ply < 2 * self.root_depth as usize)
+                + match tt_extension {
+                    Some(e) if Some(m) == tt_move => e,
+                    _ => i32::from(gives_check && ply < 2 * self.root_depth as usize),
                 };
             self.keys.push(child_key);
             self.stack[ply].played = pos
@@ -686,7 +686,7 @@ impl<'a> Worker<'a> {
     /// (multi-cut); if the TT score alone beats beta, the TT move is searched
     /// a ply shallower.
     #[allow(clippy::too_many_arguments)]
-    fn singular_extension<const PV: bool>(
+    fn singular_extension(
         &mut self,
         pos: &Chess,
         key: u64,
