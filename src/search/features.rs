@@ -16,9 +16,10 @@ pub enum Feature {
     Killers,
     History,
     Singular,
+    Correction,
 }
 
-const NAMES: [(Feature, &str); 11] = [
+const NAMES: [(Feature, &str); 12] = [
     (Feature::Aspiration, "aspiration"),
     (Feature::NullMove, "nmp"),
     (Feature::ReverseFutility, "rfp"),
@@ -30,6 +31,7 @@ const NAMES: [(Feature, &str); 11] = [
     (Feature::Killers, "killers"),
     (Feature::History, "history"),
     (Feature::Singular, "singular"),
+    (Feature::Correction, "correction"),
 ];
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -3,11 +3,14 @@
 //! continuation history: how well a quiet move did as the reply to a given
 //! move one ply earlier (and as the follow-up to our own move two plies
 //! earlier), by (piece, target square) of both.
+//! Beside them, the thread's correction history (`correction.rs`), which
+//! lives and is reset with them.
 //! The controller keeps one per thread from move to move of a game
 //! (`HistoryTables`): what the last search learnt orders the next one's
 //! first iterations. A new game starts them afresh.
 
 use super::MAX_PLY;
+use super::correction::Correction;
 use shakmaty::{Color, Move, Piece};
 use std::sync::{Mutex, MutexGuard};
 
@@ -22,6 +25,7 @@ pub struct History {
     /// [earlier piece][earlier to][piece][to], flattened; i16 keeps it
     /// at 1.2 MB (entries stay within ±HISTORY_MAX).
     continuation: Box<[i16]>,
+    pub correction: Correction,
 }
 
 /// The moves one and two plies before a node, by moving piece: what
@@ -53,6 +57,7 @@ impl Default for History {
             killers: Box::new([[None; 2]; MAX_PLY + 2]),
             counter: Box::new([[None; 64]; 12]),
             continuation: vec![0; PIECE_SQUARES * PIECE_SQUARES].into_boxed_slice(),
+            correction: Correction::default(),
         }
     }
 }

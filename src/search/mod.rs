@@ -4,6 +4,7 @@
 //! (index 0) keeps time, prints, and decides the `bestmove`.
 
 pub mod checks;
+pub mod correction;
 pub mod features;
 pub mod history;
 pub mod movepick;

@@ -4,6 +4,7 @@
 //! and watches the clock.
 
 use super::checks::gives_check;
+use super::correction::Slot;
 use super::features::Feature;
 use super::history::History;
 use super::movepick::{MovePicker, is_noisy};
@@ -314,6 +315,16 @@ impl<'a> Worker<'a> {
         !self.aborted
     }
 
+    /// The static evaluation as pruning sees it: corrected by what
+    /// searches found with these pawns. The TT keeps the raw one.
+    fn corrected(&self, slot: Slot, raw: i32) -> i32 {
+        if self.on(Feature::Correction) {
+            self.history.correction.apply(slot, raw)
+        } else {
+            raw
+        }
+    }
+
     fn is_repetition(&self, halfmoves: u32) -> bool {
         let n = self.keys.len();
         let Some(&key) = self.keys.last() else {
@@ -418,11 +429,13 @@ impl<'a> Worker<'a> {
             return score;
         }
 
-        let eval = if in_check {
+        let slot = Slot::of(pos);
+        let raw_eval = if in_check {
             None
         } else {
             Some(tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval))
         };
+        let eval = raw_eval.map(|raw| self.corrected(slot, raw));
         self.stack[ply].eval = eval;
         let improving = match (eval, ply.checked_sub(2).and_then(|p| self.stack[p].eval)) {
             (Some(now), Some(before)) => now > before,
@@ -671,10 +684,22 @@ impl<'a> Worker<'a> {
                 key,
                 best_move.map_or(tt_move.map_or(0, encode_move), encode_move),
                 score_to_tt(best_score, ply),
-                eval.unwrap_or(0),
+                raw_eval.unwrap_or(0),
                 depth,
                 bound,
             );
+            // Teach the correction what the search found, where the score is
+            // a fact about the evaluation: not a capture's gain, not a
+            // mate, and not a bound on the wrong side of the eval.
+            if let (Some(raw), Some(eval)) = (raw_eval, eval)
+                && best_move.is_none_or(|m| !is_noisy(m))
+                && best_score.abs() < MATE_BOUND
+                && !(bound == Bound::Lower && best_score <= eval)
+                && !(bound == Bound::Upper && best_score >= eval)
+                && self.on(Feature::Correction)
+            {
+                self.history.correction.update(slot, depth, raw, best_score);
+            }
         }
         best_score
     }
@@ -764,11 +789,14 @@ impl<'a> Worker<'a> {
         }
         let mut best_score;
         let stand_pat;
+        let mut raw_eval = 0;
         if in_check {
             best_score = -INFINITY;
             stand_pat = None;
         } else {
-            let eval = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
+            let raw = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
+            raw_eval = raw;
+            let eval = self.corrected(Slot::of(pos), raw);
             if eval >= beta {
                 return eval;
             }
@@ -821,7 +849,7 @@ impl<'a> Worker<'a> {
             key,
             best_move.map_or(0, encode_move),
             score_to_tt(best_score, ply),
-            stand_pat.unwrap_or(0),
+            raw_eval,
             0,
             bound,
         );
