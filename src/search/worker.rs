@@ -429,13 +429,12 @@ impl<'a> Worker<'a> {
             return score;
         }
 
-        let slot = Slot::of(pos);
-        let raw_eval = if in_check {
-            None
-        } else {
-            Some(tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval))
-        };
-        let eval = raw_eval.map(|raw| self.corrected(slot, raw));
+        // The raw static eval and its correction slot; neither in check.
+        let evaluated = (!in_check).then(|| {
+            let raw = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
+            (Slot::of(pos), raw)
+        });
+        let eval = evaluated.map(|(slot, raw)| self.corrected(slot, raw));
         self.stack[ply].eval = eval;
         let improving = match (eval, ply.checked_sub(2).and_then(|p| self.stack[p].eval)) {
             (Some(now), Some(before)) => now > before,
@@ -684,14 +683,14 @@ impl<'a> Worker<'a> {
                 key,
                 best_move.map_or(tt_move.map_or(0, encode_move), encode_move),
                 score_to_tt(best_score, ply),
-                raw_eval.unwrap_or(0),
+                evaluated.map_or(0, |(_, raw)| raw),
                 depth,
                 bound,
             );
             // Teach the correction what the search found, where the score is
             // a fact about the evaluation: not a capture's gain, not a
             // mate, and not a bound on the wrong side of the eval.
-            if let (Some(raw), Some(eval)) = (raw_eval, eval)
+            if let (Some((slot, raw)), Some(eval)) = (evaluated, eval)
                 && best_move.is_none_or(|m| !is_noisy(m))
                 && best_score.abs() < MATE_BOUND
                 && !(bound == Bound::Lower && best_score <= eval)
@@ -789,14 +788,14 @@ impl<'a> Worker<'a> {
         }
         let mut best_score;
         let stand_pat;
+        // What the TT keeps: the uncorrected eval (0 in check).
         let mut raw_eval = 0;
         if in_check {
             best_score = -INFINITY;
             stand_pat = None;
         } else {
-            let raw = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
-            raw_eval = raw;
-            let eval = self.corrected(Slot::of(pos), raw);
+            raw_eval = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
+            let eval = self.corrected(Slot::of(pos), raw_eval);
             if eval >= beta {
                 return eval;
             }
