@@ -27,18 +27,23 @@ pub struct MovePicker {
     pub tt_move: Option<Move>,
     killers: [Option<Move>; 2],
     counter: Option<Move>,
-    noisy: MoveList,
-    noisy_scores: [i32; 256],
+    /// The legal moves, captures and promotions first (up to `noisy_end`),
+    /// then the quiet ones, each part in generation order; one list, so that
+    /// a node copies and clears as little as it can.
+    moves: MoveList,
+    scores: [i32; 256],
+    noisy_end: usize,
     noisy_next: usize,
+    quiet_next: usize,
     bad: MoveList,
     bad_next: usize,
-    quiets: MoveList,
-    quiet_scores: [i32; 256],
-    quiet_next: usize,
     context: Context,
     /// Quiescence: only captures and queen promotions that do not lose
     /// material, unless in check.
     noisy_only: bool,
+    /// The search prunes every later quiet move that does not give check:
+    /// hand the rest out unsorted, so pruning them costs no sorting.
+    skip_quiets: bool,
     pub legal_count: usize,
 }
 
@@ -58,37 +63,46 @@ impl MovePicker {
         context: Context,
         noisy_only: bool,
     ) -> MovePicker {
-        let all = pos.legal_moves();
-        let mut noisy = MoveList::new();
-        let mut quiets = MoveList::new();
-        let noisy_only = noisy_only && !pos.is_check();
-        for m in all.iter().copied() {
-            if is_noisy(m) {
-                noisy.push(m);
-            } else if !noisy_only {
-                quiets.push(m);
+        let mut moves = pos.legal_moves();
+        let legal_count = moves.len();
+        let tt_move = (tt_move != 0)
+            .then(|| moves.iter().copied().find(|&m| encode_move(m) == tt_move))
+            .flatten();
+        // A stable partition: noisy moves are few, so the rotations are short.
+        let mut noisy_end = 0;
+        for i in 0..moves.len() {
+            if is_noisy(moves[i]) {
+                moves[noisy_end..=i].rotate_right(1);
+                noisy_end += 1;
             }
         }
-        let tt_move = (tt_move != 0)
-            .then(|| all.iter().copied().find(|&m| encode_move(m) == tt_move))
-            .flatten();
+        let noisy_only = noisy_only && !pos.is_check();
+        if noisy_only {
+            moves.truncate(noisy_end);
+        }
         MovePicker {
             stage: Stage::TtMove,
             tt_move,
             killers: history.killers(ply),
             counter: history.counter(context[0]),
-            legal_count: all.len(),
-            noisy,
-            noisy_scores: [0; 256],
+            legal_count,
+            moves,
+            scores: [0; 256],
+            noisy_end,
             noisy_next: 0,
+            quiet_next: noisy_end,
             bad: MoveList::new(),
             bad_next: 0,
-            quiets,
-            quiet_scores: [0; 256],
-            quiet_next: 0,
             context,
             noisy_only,
+            skip_quiets: false,
         }
+    }
+
+    /// The remaining quiet moves are wanted only to find those that give
+    /// check, in any order.
+    pub fn skip_quiets(&mut self) {
+        self.skip_quiets = true;
     }
 
     fn is_special(&self, m: Move) -> bool {
@@ -111,18 +125,20 @@ impl MovePicker {
                     }
                 }
                 Stage::ScoreNoisy => {
-                    for (i, m) in self.noisy.iter().enumerate() {
+                    for (m, score) in self.moves[..self.noisy_end]
+                        .iter()
+                        .zip(self.scores.iter_mut())
+                    {
                         let victim = m.capture().map_or(0, |r| SEE_VALUE[r as usize]);
                         let promo = m.promotion().map_or(0, |r| SEE_VALUE[r as usize]);
-                        self.noisy_scores[i] =
-                            (victim + promo) * 16 - SEE_VALUE[m.role() as usize] / 16;
+                        *score = (victim + promo) * 16 - SEE_VALUE[m.role() as usize] / 16;
                     }
                     self.stage = Stage::GoodNoisy;
                 }
                 Stage::GoodNoisy => {
                     let Some(m) = pick_best(
-                        &mut self.noisy,
-                        &mut self.noisy_scores,
+                        &mut self.moves[..self.noisy_end],
+                        &mut self.scores,
                         &mut self.noisy_next,
                     ) else {
                         self.stage = Stage::Killer1;
@@ -155,15 +171,22 @@ impl MovePicker {
                     }
                     if let Some(m) = candidate
                         && Some(m) != self.tt_move
-                        && self.quiets.contains(&m)
+                        && self.moves[self.noisy_end..].contains(&m)
                     {
                         return Some(m);
                     }
                 }
                 Stage::ScoreQuiets => {
+                    if self.skip_quiets {
+                        self.stage = Stage::Quiets;
+                        continue;
+                    }
                     let side = pos.turn();
-                    for (i, &m) in self.quiets.iter().enumerate() {
-                        self.quiet_scores[i] = history.quiet_score(side, m, &self.context);
+                    for (&m, score) in self.moves[self.noisy_end..]
+                        .iter()
+                        .zip(self.scores[self.noisy_end..].iter_mut())
+                    {
+                        *score = history.quiet_score(side, m, &self.context);
                     }
                     self.stage = Stage::Quiets;
                 }
@@ -172,11 +195,14 @@ impl MovePicker {
                         self.stage = Stage::BadNoisy;
                         continue;
                     }
-                    let Some(m) = pick_best(
-                        &mut self.quiets,
-                        &mut self.quiet_scores,
-                        &mut self.quiet_next,
-                    ) else {
+                    let next = if self.skip_quiets {
+                        let m = self.moves.get(self.quiet_next).copied();
+                        self.quiet_next += 1;
+                        m
+                    } else {
+                        pick_best(&mut self.moves, &mut self.scores, &mut self.quiet_next)
+                    };
+                    let Some(m) = next else {
                         self.stage = Stage::BadNoisy;
                         continue;
                     };
@@ -204,8 +230,8 @@ impl MovePicker {
     }
 }
 
-/// Selection sort, one step: swaps the best remaining move to `next`.
-fn pick_best(moves: &mut MoveList, scores: &mut [i32; 256], next: &mut usize) -> Option<Move> {
+/// Selection sort, one step: swaps the best of `moves[next..]` to `next`.
+fn pick_best(moves: &mut [Move], scores: &mut [i32; 256], next: &mut usize) -> Option<Move> {
     let start = *next;
     if start >= moves.len() {
         return None;
@@ -258,6 +284,18 @@ mod tests {
                 if let Some(t) = tt {
                     assert_eq!(seen[0], t);
                 }
+                // Skipping the sort after a few quiet moves loses none.
+                let mut picker = MovePicker::new(&p, encoded, &history, 0, [None; 2], false);
+                let mut seen = Vec::new();
+                while let Some(m) = picker.next(&p, &history) {
+                    if seen.len() == 3 {
+                        picker.skip_quiets();
+                    }
+                    seen.push(m);
+                }
+                seen.sort_by_key(|&m| encode_move(m));
+                seen.dedup();
+                assert_eq!(seen.len(), legal.len(), "{fen}");
             }
         }
     }

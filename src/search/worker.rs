@@ -545,7 +545,9 @@ impl<'a> Worker<'a> {
             if best_score > -MATE_BOUND && prunable && !gives_check {
                 if quiet {
                     // Late move pruning: the quiet moves ordered last.
+                    // Both conditions hold for every later quiet move too.
                     if depth <= 8 && searched >= lmp_limit && self.on(Feature::Lmp) {
+                        picker.skip_quiets();
                         continue;
                     }
                     // Futility: a quiet move cannot lift a hopeless eval to alpha.
@@ -554,6 +556,7 @@ impl<'a> Worker<'a> {
                         && self.on(Feature::Futility)
                         && eval.is_some_and(|e| e + 100 + 100 * depth <= alpha)
                     {
+                        picker.skip_quiets();
                         continue;
                     }
                     if depth <= 8
