@@ -105,7 +105,8 @@ impl MovePicker {
         self.skip_quiets = true;
     }
 
-    fn is_special(&self, m: Move) -> bool {
+    /// The TT move, a killer or the counter move.
+    pub fn is_special(&self, m: Move) -> bool {
         Some(m) == self.tt_move
             || Some(m) == self.killers[0]
             || Some(m) == self.killers[1]

@@ -599,6 +599,10 @@ impl<'a> Worker<'a> {
                     r -= i32::from(gives_check);
                     if quiet {
                         r -= self.history.quiet_score(pos.turn(), m, &context) / 12_288;
+                        // Killers and the counter move refuted a sibling: trust them more.
+                        r -= i32::from(picker.is_special(m));
+                        // A capture as TT move: the quiet moves are likely worse.
+                        r += i32::from(tt_move.is_some_and(is_noisy));
                     } else {
                         r -= 1;
                     }
