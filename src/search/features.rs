@@ -17,9 +17,10 @@ pub enum Feature {
     History,
     Singular,
     Correction,
+    ProbCut,
 }
 
-const NAMES: [(Feature, &str); 12] = [
+const NAMES: [(Feature, &str); 13] = [
     (Feature::Aspiration, "aspiration"),
     (Feature::NullMove, "nmp"),
     (Feature::ReverseFutility, "rfp"),
@@ -32,6 +33,7 @@ const NAMES: [(Feature, &str); 12] = [
     (Feature::History, "history"),
     (Feature::Singular, "singular"),
     (Feature::Correction, "correction"),
+    (Feature::ProbCut, "probcut"),
 ];
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

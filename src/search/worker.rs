@@ -497,6 +497,73 @@ impl<'a> Worker<'a> {
         }
 
         let context = [1, 2].map(|back| ply.checked_sub(back).and_then(|p| self.stack[p].played));
+
+        // ProbCut: a good capture that beats beta by a margin in a search
+        // of reduced depth would very likely beat beta in a full one.
+        let probcut_beta = beta + 200;
+        if let (false, None, Some(eval), Some((_, raw))) = (PV, excluded, eval, evaluated)
+            && depth >= 5
+            && beta.abs() < MATE_BOUND
+            && self.on(Feature::ProbCut)
+            && !tt
+                .is_some_and(|e| e.depth >= depth - 3 && score_from_tt(e.score, ply) < probcut_beta)
+        {
+            let mut captures = MovePicker::new(
+                pos,
+                tt.map_or(0, |e| e.mv),
+                self.history,
+                ply,
+                context,
+                true,
+            );
+            while let Some(m) = captures.next(pos, self.history) {
+                if !see_ge(pos, m, probcut_beta - eval) {
+                    continue;
+                }
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let child_key = child_key(pos, key, m, &child);
+                self.keys.push(child_key);
+                self.stack[ply].played = pos
+                    .board()
+                    .piece_at(m.from().unwrap_or(m.to()))
+                    .map(|p| (p, m));
+                let mut score = -self.qsearch::<false>(
+                    &child,
+                    child_key,
+                    ply + 1,
+                    -probcut_beta,
+                    -probcut_beta + 1,
+                );
+                if score >= probcut_beta {
+                    score = -self.search::<false>(
+                        &child,
+                        child_key,
+                        depth - 4,
+                        ply + 1,
+                        -probcut_beta,
+                        -probcut_beta + 1,
+                        !cut_node,
+                    );
+                }
+                self.keys.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if score >= probcut_beta {
+                    self.shared.tt.store(
+                        key,
+                        encode_move(m),
+                        score_to_tt(score, ply),
+                        raw,
+                        depth - 3,
+                        Bound::Lower,
+                    );
+                    return score;
+                }
+            }
+        }
+
         let mut picker = MovePicker::new(
             pos,
             tt.map_or(0, |e| e.mv),
