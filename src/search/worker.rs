@@ -226,16 +226,9 @@ impl<'a> Worker<'a> {
             if self.is_main() {
                 self.shared.report_currmove(depth, m, i + 1);
             }
-            let mut child = root.clone();
-            child.play_unchecked(m);
-            let key = child_key(root, root_key, m, &child);
+            let (child, key) = self.make_move(root, root_key, m, 0);
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check);
-            self.keys.push(key);
-            self.stack[0].played = root
-                .board()
-                .piece_at(m.from().unwrap_or(m.to()))
-                .map(|p| (p, m));
             let searched = i - self.pv_index;
             let mut score;
             if searched == 0 {
@@ -334,6 +327,21 @@ impl<'a> Worker<'a> {
         (2..=window)
             .step_by(2)
             .any(|back| self.keys[n - 1 - back] == key)
+    }
+
+    /// Plays `m` at `ply`: the child and its key, the key pushed on the
+    /// repetition stack (the caller pops it) and the move recorded for
+    /// continuation history.
+    fn make_move(&mut self, pos: &Chess, key: u64, m: Move, ply: usize) -> (Chess, u64) {
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        let child_key = child_key(pos, key, m, &child);
+        self.keys.push(child_key);
+        self.stack[ply].played = pos
+            .board()
+            .piece_at(m.from().unwrap_or(m.to()))
+            .map(|p| (p, m));
+        (child, child_key)
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -520,14 +528,7 @@ impl<'a> Worker<'a> {
                 if !see_ge(pos, m, probcut_beta - eval) {
                     continue;
                 }
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                let child_key = child_key(pos, key, m, &child);
-                self.keys.push(child_key);
-                self.stack[ply].played = pos
-                    .board()
-                    .piece_at(m.from().unwrap_or(m.to()))
-                    .map(|p| (p, m));
+                let (child, child_key) = self.make_move(pos, key, m, ply);
                 let mut score = -self.qsearch::<false>(
                     &child,
                     child_key,
@@ -639,19 +640,12 @@ impl<'a> Worker<'a> {
                     continue;
                 }
             }
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let child_key = child_key(pos, key, m, &child);
+            let (child, child_key) = self.make_move(pos, key, m, ply);
             let new_depth = depth - 1
                 + match tt_extension {
                     Some(e) if Some(m) == tt_move => e,
                     _ => i32::from(gives_check && ply < 2 * self.root_depth as usize),
                 };
-            self.keys.push(child_key);
-            self.stack[ply].played = pos
-                .board()
-                .piece_at(m.from().unwrap_or(m.to()))
-                .map(|p| (p, m));
             let mut score;
             if searched == 0 {
                 score =
