@@ -138,6 +138,11 @@ pub fn weights() -> [(i32, i32); COUNT] {
     WEIGHTS
 }
 
+/// What the compiled-in weights were fitted on.
+pub fn weights_note() -> &'static str {
+    weights::NOTE
+}
+
 /// The evaluation of one position, with the pawn cache of the calling thread.
 pub fn evaluate_cached(pos: &Chess, cache: &mut PawnCache) -> i32 {
     if let Some(score) = special(pos) {
@@ -413,10 +418,14 @@ fn terms<S: Sink>(pos: &Chess, sink: &mut S, info: &PawnInfo) {
             king_attacks(k) | Bitboard::from_square(k)
         })
     });
+    let rings = [Color::White, Color::Black].map(|c| king_ring(board, c));
     // attacked_by[color][role index 0..6]; attacked[color]: by anything.
     let mut attacked_by = [[Bitboard::EMPTY; 6]; 2];
     let mut attacked = [Bitboard::EMPTY; 2];
     let mut attackers = [0i32; 2];
+    // For `king_danger`: pieces attacking the king's ring, and their units.
+    let mut ring_attackers = [0i32; 2];
+    let mut danger = [0i32; 2];
 
     for (ci, &us) in colors.iter().enumerate() {
         let ours = board.by_color(us);
@@ -453,6 +462,11 @@ fn terms<S: Sink>(pos: &Chess, sink: &mut S, info: &PawnInfo) {
             if on_zone > 0 {
                 attackers[ci] += 1;
                 sink.add(us, KING_ZONE_ATTACKS + role - 1, on_zone as i32);
+            }
+            let on_ring = (attacks & rings[them]).count();
+            if on_ring > 0 {
+                ring_attackers[ci] += 1;
+                danger[ci] += RING_UNITS[role - 1] * on_ring as i32;
             }
             let rr = relative_rank(us, sq as u32);
             let file = Bitboard::from_file(sq.file());
@@ -509,9 +523,14 @@ fn terms<S: Sink>(pos: &Chess, sink: &mut S, info: &PawnInfo) {
             for (i, check) in checks.into_iter().enumerate() {
                 let n = (attacked_by[ci][i + 1] & check & safe).count();
                 if n > 0 {
+                    danger[ci] += CHECK_UNITS[i] * n as i32;
                     sink.add(us, SAFE_CHECK + i, n as i32);
                 }
             }
+        }
+        let units = king_danger(ring_attackers[ci], danger[ci]);
+        if units > 0 {
+            sink.add(us, KING_DANGER, units);
         }
         // Threats on their pieces.
         for (i, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
@@ -563,6 +582,38 @@ fn terms<S: Sink>(pos: &Chess, sink: &mut S, info: &PawnInfo) {
         }
     }
     sink.add(pos.turn(), TEMPO, 1);
+}
+
+/// The squares a king attack aims at, for `king_danger`: the king's square,
+/// the squares around it and the rank beyond those, towards the enemy (where
+/// a queen or bishop lines up against the pawn shield).
+fn king_ring(board: &Board, color: Color) -> Bitboard {
+    board.king_of(color).map_or(Bitboard::EMPTY, |k| {
+        let near = king_attacks(k) | Bitboard::from_square(k);
+        let beyond = match color {
+            Color::White => near.0 << 8,
+            Color::Black => near.0 >> 8,
+        };
+        near | Bitboard(beyond)
+    })
+}
+
+/// Attack units per king-ring square a knight, bishop, rook or queen attacks.
+const RING_UNITS: [i32; 4] = [2, 2, 3, 4];
+/// Attack units per safe checking square, by the same roles.
+const CHECK_UNITS: [i32; 4] = [4, 3, 4, 3];
+/// Attack units beyond this count as this many.
+const DANGER_CAP: i32 = 64;
+
+/// The KING_DANGER count of an attack: nothing from one piece alone, then
+/// the attack units squared (over the cap), so that an attack grows faster
+/// than the sum of its parts.
+pub fn king_danger(attackers: i32, units: i32) -> i32 {
+    if attackers < 2 {
+        return 0;
+    }
+    let u = units.min(DANGER_CAP);
+    u * u / DANGER_CAP
 }
 
 /// The knights, bishops, rooks and queens among `ours`, with their roles.
@@ -753,6 +804,25 @@ mod tests {
             lines.last(),
             Some(&format!("total: {} cp for White", -evaluate(&p)))
         );
+    }
+
+    #[test]
+    fn king_danger_grows_faster_than_the_attack() {
+        assert_eq!(king_danger(1, 40), 0, "one piece alone is no attack");
+        assert_eq!(king_danger(2, 16), 4);
+        assert_eq!(king_danger(3, 32), 16);
+        assert_eq!(king_danger(5, 200), DANGER_CAP);
+    }
+
+    #[test]
+    fn king_danger_counts_the_ring_by_hand() {
+        // White's Qh4 hits f6, h6 and h7 (3 × 4 units), Bd3 g6 and h7
+        // (2 × 2), Bc1 h6 (2): three pieces on the ring f6-h8 of the king
+        // on g8, 18 units, no safe check: 18² / 64 = 5. Black has nothing
+        // on White's ring.
+        let p = pos("rqb2rk1/1p2bppp/p3pn2/8/3N3Q/2PB4/PP3PPP/R1B1R1K1 b - - 2 10");
+        let (t, _, _) = trace(&p).expect("not special");
+        assert_eq!(t.coeffs[KING_DANGER], 5);
     }
 
     #[test]

@@ -46,6 +46,9 @@ layout! {
     KING_ZONE_ATTACKS = 4,
     KING_ATTACKERS = 8,
     SAFE_CHECK = 4,
+    // The attack on the king as a whole: its units squared (see `king_danger`),
+    // so that several attackers and checks together count for more than apart.
+    KING_DANGER = 1,
     // Own pawns in front of the king's three files, by relative rank of the
     // nearest one (0 = none); enemy pawns storming them, likewise.
     PAWN_SHIELD = 8,
