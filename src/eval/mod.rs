@@ -418,7 +418,10 @@ fn terms<S: Sink>(pos: &Chess, sink: &mut S, info: &PawnInfo) {
             king_attacks(k) | Bitboard::from_square(k)
         })
     });
-    let rings = [Color::White, Color::Black].map(|c| king_ring(board, c));
+    let rings = [
+        king_ring(zones[0], Color::White),
+        king_ring(zones[1], Color::Black),
+    ];
     // attacked_by[color][role index 0..6]; attacked[color]: by anything.
     let mut attacked_by = [[Bitboard::EMPTY; 6]; 2];
     let mut attacked = [Bitboard::EMPTY; 2];
@@ -584,18 +587,15 @@ fn terms<S: Sink>(pos: &Chess, sink: &mut S, info: &PawnInfo) {
     sink.add(pos.turn(), TEMPO, 1);
 }
 
-/// The squares a king attack aims at, for `king_danger`: the king's square,
-/// the squares around it and the rank beyond those, towards the enemy (where
-/// a queen or bishop lines up against the pawn shield).
-fn king_ring(board: &Board, color: Color) -> Bitboard {
-    board.king_of(color).map_or(Bitboard::EMPTY, |k| {
-        let near = king_attacks(k) | Bitboard::from_square(k);
-        let beyond = match color {
-            Color::White => near.0 << 8,
-            Color::Black => near.0 >> 8,
-        };
-        near | Bitboard(beyond)
-    })
+/// The squares a king attack aims at, for `king_danger`: `color`'s king
+/// zone and the rank beyond it, towards the enemy (where a queen or bishop
+/// lines up against the pawn shield).
+fn king_ring(zone: Bitboard, color: Color) -> Bitboard {
+    let beyond = match color {
+        Color::White => zone.0 << 8,
+        Color::Black => zone.0 >> 8,
+    };
+    zone | Bitboard(beyond)
 }
 
 /// Attack units per king-ring square a knight, bishop, rook or queen attacks.
