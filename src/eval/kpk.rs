@@ -21,6 +21,12 @@ fn sq(i: u32) -> Square {
     Square::new(i)
 }
 
+/// Builds the table now (once; later calls return at once), so that no
+/// search pays for it on its clock.
+pub fn prepare() {
+    table();
+}
+
 fn table() -> &'static [u8] {
     static TABLE: OnceLock<Vec<u8>> = OnceLock::new();
     TABLE.get_or_init(build)
@@ -64,9 +70,12 @@ fn build() -> Vec<u8> {
             }
         }
     }
-    loop {
-        let mut changed = false;
-        for &p in &pawns {
+    // A pawn only moves up the board, so the positions with the pawn on
+    // one square depend on their own kind and on those with the pawn further
+    // up: settle the squares from the seventh rank down, each on its own.
+    for &p in pawns.iter().rev() {
+        loop {
+            let mut changed = false;
             for wk in 0..64 {
                 for bk in 0..64 {
                     for wtm in [true, false] {
@@ -86,9 +95,9 @@ fn build() -> Vec<u8> {
                     }
                 }
             }
-        }
-        if !changed {
-            break;
+            if !changed {
+                break;
+            }
         }
     }
     t
