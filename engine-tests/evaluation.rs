@@ -156,7 +156,7 @@ fn datagen_writes_quiet_positions_reproducibly() {
 fn datagen_and_tune_reject_bad_arguments() {
     let run = qilin(&["datagen", "--games", "1"]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("--out FILE is required"));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--out <FILE>"));
     let run = qilin(&["tune", "--data", "/nonexistent/qilin.bin"]);
     assert!(!run.status.success());
     let run = qilin(&["tune", "--lambda", "2", "--data", "x"]);

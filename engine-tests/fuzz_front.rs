@@ -4,7 +4,7 @@
 //! one error naming it.
 
 use proptest::prelude::*;
-use qilin::engine::Engine;
+use qilin::uci::controller::Controller;
 use qilin::uci::output::Output;
 use qilin::uci::parse::{Command, Parsed, parse};
 use std::io::Write;
@@ -75,7 +75,7 @@ impl Harness {
         let sink = Shared::default();
         let (tx, rx) = crossbeam_channel::unbounded();
         let out = Output::new(Box::new(sink.clone()));
-        std::thread::spawn(move || Engine::new(rx, out).run());
+        std::thread::spawn(move || Controller::new(rx, out).run());
         Harness { tx, sink }
     }
 

@@ -405,7 +405,9 @@ fn a_thousand_plies_are_set_up_quickly() {
 #[test]
 fn debug_and_register_are_accepted() {
     let mut e = Engine::start();
-    assert!(e.ask("debug on").is_empty());
+    // With debug on, every line received is echoed (here `isready`).
+    assert_eq!(e.ask("debug on"), vec!["info string debug: isready"]);
+    assert_eq!(e.ask("debug off"), vec!["info string debug: debug off"]);
     assert!(e.ask("debug off").is_empty());
     assert!(e.ask("register later").is_empty());
     assert_eq!(

@@ -1,255 +1,214 @@
 //! `qilin analyse`: a search from the command line, its lines written for a
-//! person (SAN moves, scores in pawns). It runs the same search as UCI `go`;
-//! only the printing differs.
+//! person (SAN moves, scores in pawns), or as UCI `info` lines with `--uci`.
+//! It runs the same search as UCI `go`; only the listener differs.
 
-use crate::engine::thread_pool;
-use crate::game::{Game, parse_uci_move};
-use crate::search::history::HistoryTables;
-use crate::search::tt::TranspositionTable;
-use crate::search::{self, SearchJob, Signals};
-use crate::uci::options::Options;
+use crate::game::Game;
+use crate::search::report::{Listener, PvReport, Score};
+use crate::search::time::TimeLimit;
+use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
+use crate::uci::listener::{UciListener, bestmove_lines, claims_for};
 use crate::uci::output::Output;
-use crate::uci::parse::GoParams;
 use shakmaty::san::SanPlus;
-use shakmaty::{CastlingMode, Chess, Position};
-use std::io::Write;
-use std::sync::Arc;
+use shakmaty::{CastlingMode, Chess, Move, Position};
 
-pub const USAGE: &str = "qilin analyse [--fen FEN] [--moves m1 m2 ...] [--depth N | --movetime MS] [--multipv K] [--threads N] [--hash MB] [--uci]";
-
-/// Command-line arguments of `analyse`.
-#[derive(Debug, Default)]
-struct Request {
-    fen: Option<String>,
-    moves: Vec<String>,
-    go: GoParams,
-    multipv: usize,
-    threads: usize,
-    hash: usize,
-    uci: bool,
+/// `qilin analyse`: search one position and show the lines.
+#[derive(Clone, Debug, clap::Args)]
+pub struct AnalyseArgs {
+    /// The position (several words; default: the start position)
+    #[arg(long, num_args = 1.., value_name = "FEN")]
+    pub fen: Option<Vec<String>>,
+    /// Moves played from the position, in UCI notation (e2e4 e7e5 ...)
+    #[arg(long, num_args = 1.., value_name = "MOVE")]
+    pub moves: Vec<String>,
+    /// Depth in plies [default: 12 unless --movetime is given]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=127), conflicts_with = "movetime")]
+    pub depth: Option<u32>,
+    /// Milliseconds to think
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Best lines to show
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub multipv: u16,
+    /// Search threads
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
+    /// Transposition table size in MB
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub hash: u32,
+    /// Write UCI info lines instead of SAN
+    #[arg(long)]
+    pub uci: bool,
 }
 
-fn number(value: Option<&String>, flag: &str) -> Result<u64, String> {
-    value
-        .and_then(|v| v.parse().ok())
-        .ok_or_else(|| format!("{flag} needs a number"))
-}
+/// The depth searched when neither `--depth` nor `--movetime` is given.
+const DEFAULT_DEPTH: u32 = 12;
 
-fn parse_args(args: &[String]) -> Result<Request, String> {
-    let mut r = Request {
-        multipv: 1,
-        threads: 1,
-        hash: 16,
-        ..Request::default()
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let flag = args[i].as_str();
-        i += 1;
-        match flag {
-            "--fen" => {
-                // A FEN is several words: take them up to the next flag.
-                let start = i;
-                while i < args.len() && !args[i].starts_with("--") {
-                    i += 1;
-                }
-                r.fen = Some(args[start..i].join(" "));
-            }
-            "--moves" => {
-                while i < args.len() && !args[i].starts_with("--") {
-                    r.moves.push(args[i].to_ascii_lowercase());
-                    i += 1;
-                }
-            }
-            "--depth" => {
-                r.go.depth = Some(number(args.get(i), flag)?);
-                i += 1;
-            }
-            "--movetime" => {
-                r.go.movetime = Some(number(args.get(i), flag)?);
-                i += 1;
-            }
-            "--multipv" => {
-                r.multipv = number(args.get(i), flag)?.clamp(1, 256) as usize;
-                i += 1;
-            }
-            "--threads" => {
-                r.threads = number(args.get(i), flag)?.clamp(1, 256) as usize;
-                i += 1;
-            }
-            "--hash" => {
-                r.hash = number(args.get(i), flag)?.clamp(1, 65536) as usize;
-                i += 1;
-            }
-            "--uci" => r.uci = true,
-            other => return Err(format!("unknown argument '{other}'")),
-        }
-    }
-    if r.go.depth.is_none() && r.go.movetime.is_none() {
-        r.go.depth = Some(12);
-    }
-    Ok(r)
-}
-
-/// Rewrites the search's UCI lines for a person.
+/// Writes each line as move numbers and SAN, the score in pawns from
+/// White's point of view (mates in moves, from the side to move's).
 struct Readable {
     root: Chess,
 }
 
-impl Readable {
-    fn rewrite(&self, line: &str) -> Option<String> {
-        let words: Vec<&str> = line.split(' ').collect();
-        let field = |name: &str| {
-            words
-                .iter()
-                .position(|w| *w == name)
-                .and_then(|i| words.get(i + 1))
-                .copied()
-        };
-        if let Some(best) = line.strip_prefix("bestmove ") {
-            let m = best.split(' ').next().unwrap_or(best);
-            return Some(format!("best move: {}", self.san_line(&[m]).trim()));
-        }
-        if line.starts_with("info string ") {
-            return Some(line.trim_start_matches("info string ").to_string());
-        }
-        let pv_at = words.iter().position(|w| *w == "pv")?;
-        let score = match (field("cp"), field("mate")) {
-            (Some(cp), _) => {
-                let cp: i32 = cp.parse().ok()?;
+impl Listener for Readable {
+    fn on_pv(&self, line: &PvReport<'_>) {
+        let score = match line.score {
+            Score::Centipawns(cp) => {
                 let cp = if self.root.turn().is_white() { cp } else { -cp };
                 format!("{:+.2}", f64::from(cp) / 100.0)
             }
-            (_, Some(m)) => format!("mate {m}"),
-            _ => return None,
+            Score::Mate(moves) => format!("mate {moves}"),
         };
-        Some(format!(
-            "depth {:>2}  line {}  {:>8}  {}",
-            field("depth")?,
-            field("multipv").unwrap_or("1"),
-            score,
-            self.san_line(&words[pv_at + 1..])
-        ))
+        println!(
+            "depth {:>2}  line {}  {score:>8}  {}",
+            line.depth,
+            line.multipv,
+            san_line(&self.root, line.pv)
+        );
     }
+}
 
-    fn san_line(&self, moves: &[&str]) -> String {
-        let mut pos = self.root.clone();
-        let mut text = String::new();
-        for (i, uci) in moves.iter().enumerate() {
-            let Ok(m) = parse_uci_move(&pos, uci) else {
-                break;
-            };
-            let number = pos.fullmoves().get();
-            if pos.turn().is_white() {
-                text.push_str(&format!("{number}. "));
-            } else if i == 0 {
-                text.push_str(&format!("{number}... "));
-            }
-            let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
-            text.push_str(&format!("{san} "));
+/// `moves` from `root` in SAN with move numbers: `1. e4 e5 2. Nf3`.
+pub fn san_line(root: &Chess, moves: &[Move]) -> String {
+    let mut pos = root.clone();
+    let mut text = String::new();
+    for (i, &m) in moves.iter().enumerate() {
+        if !pos.is_legal(m) {
+            break;
         }
-        text.trim_end().to_string()
-    }
-}
-
-/// A writer that passes whole lines through `Readable`.
-struct ReadableWriter {
-    readable: Readable,
-    pending: Vec<u8>,
-}
-
-impl Write for ReadableWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.pending.extend_from_slice(buf);
-        while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.pending.drain(..=end).collect();
-            let text = String::from_utf8_lossy(&line);
-            if let Some(out) = self.readable.rewrite(text.trim_end()) {
-                println!("{out}");
-            }
+        let number = pos.fullmoves().get();
+        if pos.turn().is_white() {
+            text.push_str(&format!("{number}. "));
+        } else if i == 0 {
+            text.push_str(&format!("{number}... "));
         }
-        Ok(buf.len())
+        let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        text.push_str(&format!("{san} "));
     }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        std::io::stdout().flush()
-    }
+    text.trim_end().to_string()
 }
 
-/// Runs `analyse`; `Err` carries a usage message.
-pub fn run(args: &[String]) -> Result<(), String> {
-    let r = parse_args(args)?;
-    let mode = CastlingMode::Standard;
-    let mut game = match &r.fen {
-        Some(fen) => Game::from_fen(fen, mode).map_err(|e| e.to_string())?,
-        None => Game::default(),
-    };
-    game.play_uci_moves(&r.moves).map_err(|e| e.to_string())?;
-    let pool = thread_pool(r.threads);
-    let tt = TranspositionTable::new(r.hash, &pool).ok_or("cannot allocate the hash table")?;
-    let out = if r.uci {
-        Output::stdout()
-    } else {
-        println!("{}", game.fen());
-        Output::new(Box::new(ReadableWriter {
-            readable: Readable {
-                root: game.position().clone(),
+impl AnalyseArgs {
+    fn game(&self) -> Result<Game, String> {
+        let mode = CastlingMode::Standard;
+        let mut game = match &self.fen {
+            Some(words) => Game::from_fen(&words.join(" "), mode).map_err(|e| e.to_string())?,
+            None => Game::default(),
+        };
+        let moves: Vec<String> = self.moves.iter().map(|m| m.to_ascii_lowercase()).collect();
+        game.play_uci_moves(&moves).map_err(|e| e.to_string())?;
+        Ok(game)
+    }
+
+    fn limits(&self) -> SearchLimits {
+        SearchLimits {
+            depth: match (self.depth, self.movetime) {
+                (None, None) => Some(DEFAULT_DEPTH),
+                (depth, _) => depth,
             },
-            pending: Vec::new(),
-        }))
-    };
-    for line in game.rule_status().lines() {
-        out.line(&line);
+            time: self.movetime.map_or(TimeLimit::None, TimeLimit::MoveTime),
+            ..SearchLimits::default()
+        }
     }
-    let options = Options {
-        multipv: r.multipv,
-        threads: r.threads,
-        hash_mb: r.hash,
-        ..Options::default()
-    };
-    let job = SearchJob {
+}
+
+/// Runs `analyse`; `Err` is a message for the user (a bad FEN or move).
+pub fn run(args: &AnalyseArgs) -> Result<(), String> {
+    let game = args.game()?;
+    let engine = Engine::new(usize::from(args.threads), args.hash as usize)
+        .ok_or("cannot allocate the hash table")?;
+    let request = SearchRequest {
         game,
-        params: r.go,
+        limits: args.limits(),
         searchmoves: Vec::new(),
-        options,
-        pool,
-        tt: Arc::new(tt),
-        histories: Arc::new(HistoryTables::new(r.threads)),
-        out,
+        multipv: usize::from(args.multipv),
     };
-    search::run(job, &Arc::new(Signals::default()));
+    let game = &request.game;
+    let rules = crate::uci::rule_lines(&game.rule_status());
+    let signals = Signals::default();
+    if args.uci {
+        let out = Output::stdout();
+        rules.iter().for_each(|l| out.line(l));
+        let listener = UciListener {
+            out: out.clone(),
+            mode: game.castling_mode(),
+            show_wdl: false,
+        };
+        let result = engine.search(&request, &listener, &signals);
+        bestmove_lines(game, &result)
+            .iter()
+            .for_each(|l| out.line(l));
+        return Ok(());
+    }
+    println!("{}", game.fen());
+    for line in rules {
+        println!("{}", line.trim_start_matches("info string "));
+    }
+    let listener = Readable {
+        root: game.position().clone(),
+    };
+    let result = engine.search(&request, &listener, &signals);
+    match result.best {
+        Some(best) => {
+            for claim in claims_for(game, best) {
+                println!("draw claim: {claim} after {}", game.to_uci(best));
+            }
+            println!("best move: {}", san_line(game.position(), &[best]));
+        }
+        None => println!("best move: (none)"),
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: AnalyseArgs,
+    }
 
     #[test]
-    fn info_lines_become_san() {
-        let r = Readable {
-            root: Chess::default(),
-        };
+    fn a_typed_pv_becomes_san() {
+        let game = Game::default();
+        let mut moves = Vec::new();
+        let mut pos = game.position().clone();
+        for uci in ["e2e4", "e7e5", "g1f3"] {
+            let m = crate::game::parse_uci_move(&pos, uci).expect("legal");
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        assert_eq!(san_line(game.position(), &moves), "1. e4 e5 2. Nf3");
+        assert_eq!(san_line(&pos, &[]), "");
+        let after_e4 = Game::from_fen(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            CastlingMode::Standard,
+        )
+        .expect("fen");
         assert_eq!(
-            r.rewrite("info depth 3 seldepth 4 multipv 1 score cp 25 nodes 9 nps 9 hashfull 0 time 1 pv e2e4 e7e5 g1f3")
-                .as_deref(),
-            Some("depth  3  line 1     +0.25  1. e4 e5 2. Nf3")
+            san_line(after_e4.position(), &moves[1..2]),
+            "1... e5",
+            "Black's first move is numbered with dots"
         );
-        assert_eq!(
-            r.rewrite("bestmove e2e4 ponder e7e5").as_deref(),
-            Some("best move: 1. e4")
-        );
+        // A move that is not legal ends the line rather than print nonsense.
+        assert_eq!(san_line(game.position(), &[moves[1]]), "");
     }
 
     #[test]
     fn arguments() {
-        let args: Vec<String> = "--fen 8/8/8/8/8/8/8/K1k5 w - - 0 1 --depth 3 --multipv 2"
-            .split(' ')
-            .map(String::from)
-            .collect();
-        let r = parse_args(&args).expect("valid");
-        assert_eq!(r.fen.as_deref(), Some("8/8/8/8/8/8/8/K1k5 w - - 0 1"));
-        assert_eq!((r.go.depth, r.multipv), (Some(3), 2));
-        assert!(parse_args(&["--bogus".to_string()]).is_err());
+        let cli = Cli::try_parse_from(
+            "analyse --fen 8/8/8/8/8/8/8/K1k5 w - - 0 1 --depth 3 --multipv 2".split(' '),
+        )
+        .expect("valid");
+        let game = cli.args.game().expect("game");
+        assert_eq!(game.fen(), "8/8/8/8/8/8/8/K1k5 w - - 0 1");
+        assert_eq!((cli.args.limits().depth, cli.args.multipv), (Some(3), 2));
+        let cli = Cli::try_parse_from(["analyse", "--movetime", "50"]).expect("valid");
+        assert_eq!(cli.args.limits().depth, None);
+        assert_eq!(cli.args.limits().time, TimeLimit::MoveTime(50));
+        assert!(Cli::try_parse_from(["analyse", "--bogus"]).is_err());
+        assert!(Cli::try_parse_from(["analyse", "--depth", "3", "--movetime", "5"]).is_err());
     }
 }

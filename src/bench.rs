@@ -4,17 +4,12 @@
 //! the evaluation changes. The last line, `<nodes> nodes <nps> nps`, is what
 //! OpenBench reads.
 
-use crate::engine::thread_pool;
 use crate::game::Game;
-use crate::search::history::HistoryTables;
-use crate::search::tt::TranspositionTable;
-use crate::search::{self, SearchJob, Signals};
-use crate::uci::options::Options;
-use crate::uci::output::Output;
-use crate::uci::parse::GoParams;
+use crate::search::report::Silent;
+use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
 use shakmaty::CastlingMode;
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 pub const POSITIONS: &str = include_str!("../bench-positions/bench.epd");
 pub const DEFAULT_DEPTH: u32 = 14;
@@ -26,47 +21,59 @@ pub fn fens() -> impl Iterator<Item = &'static str> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
 }
 
-/// Runs the bench, printing a line per position and the total; returns
-/// (nodes, nodes per second).
-pub fn run(depth: Option<u32>, out: &Output) -> (u64, u64) {
+/// What a bench run counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchTotals {
+    pub nodes: u64,
+    pub nps: u64,
+    /// False when `stop` cut the run short.
+    pub complete: bool,
+}
+
+/// Runs the bench, writing a line per position and the total to `out`.
+/// `signals.stop` ends it within one search's stop latency.
+pub fn run(depth: Option<u32>, signals: &Signals, out: &dyn Fn(&str)) -> BenchTotals {
     let depth = depth.unwrap_or(DEFAULT_DEPTH);
-    let pool = thread_pool(1);
-    let silent = Output::new(Box::new(std::io::sink()));
+    let Some(mut engine) = Engine::new(1, 16) else {
+        out("bench: cannot allocate 16 MB");
+        return BenchTotals {
+            nodes: 0,
+            nps: 0,
+            complete: false,
+        };
+    };
+    crate::eval::prepare();
     let count = fens().count();
-    // Search time only: allocating the tables is not the search's speed.
-    let mut searching = std::time::Duration::ZERO;
+    // Search time only: clearing the tables is not the search's speed.
+    let mut searching = Duration::ZERO;
     let mut total = 0;
+    let mut complete = true;
     for (i, fen) in fens().enumerate() {
         let game = match Game::from_fen(fen, CastlingMode::Standard) {
             Ok(g) => g,
             Err(e) => {
-                out.error(&e.to_string());
+                out(&format!("bench: {e}"));
                 continue;
             }
         };
-        let Some(tt) = TranspositionTable::new(16, &pool) else {
-            out.error("bench: cannot allocate 16 MB");
-            return (total, 0);
+        // Each position from empty tables, as if searched alone.
+        engine.clear();
+        let limits = SearchLimits {
+            depth: Some(depth),
+            ..SearchLimits::default()
         };
-        let job = SearchJob {
-            game: game.clone(),
-            params: GoParams {
-                depth: Some(u64::from(depth)),
-                ..GoParams::default()
-            },
-            searchmoves: Vec::new(),
-            options: Options::default(),
-            pool: Arc::clone(&pool),
-            tt: Arc::new(tt),
-            histories: Arc::new(HistoryTables::new(1)),
-            out: silent.clone(),
-        };
+        let request = SearchRequest::new(game.clone(), limits);
         let started = Instant::now();
-        let result = search::run(job, &Arc::new(Signals::default()));
+        let result = engine.search(&request, &Silent, signals);
         searching += started.elapsed();
         total += result.nodes;
+        if signals.stop.load(Ordering::Relaxed) {
+            out(&format!("bench stopped at position {}/{count}", i + 1));
+            complete = false;
+            break;
+        }
         let best = result.best.map_or("(none)".to_string(), |m| game.to_uci(m));
-        out.line(&format!(
+        out(&format!(
             "position {}/{count} bestmove {best} searched {} fen {fen}",
             i + 1,
             result.nodes
@@ -74,8 +81,12 @@ pub fn run(depth: Option<u32>, out: &Output) -> (u64, u64) {
     }
     let us = searching.as_micros().max(1) as u64;
     let nps = total * 1_000_000 / us;
-    out.line(&format!("{total} nodes {nps} nps"));
-    (total, nps)
+    out(&format!("{total} nodes {nps} nps"));
+    BenchTotals {
+        nodes: total,
+        nps,
+        complete,
+    }
 }
 
 #[cfg(test)]

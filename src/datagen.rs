@@ -12,21 +12,15 @@
 //! move 40, within ±`DRAW_SCORE` for `DRAW_PLIES` plies (a draw).
 
 use crate::data::Record;
-use crate::engine::thread_pool;
 use crate::game::{Game, GameOver};
-use crate::search::history::HistoryTables;
-use crate::search::tt::{MATE_BOUND, TranspositionTable};
-use crate::search::{self, SearchJob, Signals};
-use crate::uci::options::Options;
-use crate::uci::output::Output;
-use crate::uci::parse::GoParams;
+use crate::search::report::Silent;
+use crate::search::tt::MATE_BOUND;
+use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 use std::io::Write;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-pub const USAGE: &str = "qilin datagen --out FILE [--games N] [--nodes N] [--threads N] [--book EPD] [--random-plies N] [--seed N]";
 
 const WIN_SCORE: i32 = 1000;
 const WIN_PLIES: usize = 6;
@@ -34,51 +28,30 @@ const DRAW_SCORE: i32 = 10;
 const DRAW_PLIES: usize = 12;
 const DRAW_AFTER_MOVE: u32 = 40;
 
-#[derive(Clone, Debug)]
+/// `qilin datagen`: self-play games for training data.
+#[derive(Clone, Debug, clap::Args)]
 pub struct Settings {
+    /// File to write the positions to (32-byte records, see src/data.rs)
+    #[arg(long, value_name = "FILE")]
     pub out: String,
+    /// Games to play
+    #[arg(long, default_value_t = 1000)]
     pub games: u64,
+    /// Nodes searched for each move
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
-    pub threads: usize,
+    /// Games played at once, one per thread
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
+    /// EPD or FEN file of start positions, one per line (default: the start position)
+    #[arg(long, value_name = "EPD")]
     pub book: Option<String>,
-    pub random_plies: usize,
+    /// Random legal plies played after the book position
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(0..=40))]
+    pub random_plies: u8,
+    /// Seed of the openings: the same seed plays the same games
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-}
-
-impl Settings {
-    pub fn parse(args: &[String]) -> Result<Settings, String> {
-        let mut s = Settings {
-            out: String::new(),
-            games: 1000,
-            nodes: 5000,
-            threads: 1,
-            book: None,
-            random_plies: 4,
-            seed: 1,
-        };
-        let mut it = args.iter();
-        while let Some(flag) = it.next() {
-            let mut value = || it.next().ok_or(format!("{flag} needs a value"));
-            let number = |v: &String| {
-                v.parse::<u64>()
-                    .map_err(|_| format!("{flag}: '{v}' is not a number"))
-            };
-            match flag.as_str() {
-                "--out" => s.out = value()?.clone(),
-                "--games" => s.games = number(value()?)?,
-                "--nodes" => s.nodes = number(value()?)?.max(1),
-                "--threads" => s.threads = number(value()?)?.clamp(1, 256) as usize,
-                "--book" => s.book = Some(value()?.clone()),
-                "--random-plies" => s.random_plies = number(value()?)?.min(40) as usize,
-                "--seed" => s.seed = number(value()?)?,
-                other => return Err(format!("unknown option '{other}'")),
-            }
-        }
-        if s.out.is_empty() {
-            return Err("--out FILE is required".into());
-        }
-        Ok(s)
-    }
 }
 
 /// A small deterministic generator (xorshift64*): openings must be
@@ -138,21 +111,20 @@ pub fn run(settings: &Settings) -> Result<u64, String> {
     std::thread::scope(|scope| {
         for _ in 0..settings.threads {
             scope.spawn(|| {
-                let pool = thread_pool(1);
-                let Some(tt) = TranspositionTable::new(16, &pool) else {
+                let Some(mut engine) = Engine::new(1, 16) else {
                     *failure.lock().unwrap_or_else(|e| e.into_inner()) =
                         Some("cannot allocate 16 MB".into());
                     return;
                 };
-                let tt = Arc::new(tt);
                 loop {
                     let index = next_game.fetch_add(1, Ordering::SeqCst);
                     if index >= settings.games {
                         return;
                     }
                     let mut rng = Rng::new(settings.seed ^ index.wrapping_mul(0x1000_0001));
-                    tt.clear(&pool);
-                    let Some((records, result)) = play_game(settings, &book, &mut rng, &pool, &tt)
+                    // Each game from empty tables.
+                    engine.clear();
+                    let Some((records, result)) = play_game(settings, &book, &mut rng, &engine)
                     else {
                         continue;
                     };
@@ -182,7 +154,13 @@ pub fn run(settings: &Settings) -> Result<u64, String> {
                     let positions = totals.positions.fetch_add(n, Ordering::SeqCst) + n;
                     let games = totals.games.fetch_add(1, Ordering::SeqCst) + 1;
                     if games.is_multiple_of(100) || games == settings.games {
-                        report(&totals, positions, games, started, settings.threads);
+                        report(
+                            &totals,
+                            positions,
+                            games,
+                            started,
+                            usize::from(settings.threads),
+                        );
                     }
                 }
             });
@@ -202,7 +180,7 @@ pub fn run(settings: &Settings) -> Result<u64, String> {
         positions,
         totals.games.load(Ordering::SeqCst),
         started,
-        settings.threads,
+        usize::from(settings.threads),
     );
     Ok(positions)
 }
@@ -226,8 +204,7 @@ fn play_game(
     settings: &Settings,
     book: &[Chess],
     rng: &mut Rng,
-    pool: &Arc<rayon::ThreadPool>,
-    tt: &Arc<TranspositionTable>,
+    engine: &Engine,
 ) -> Option<(Vec<(Chess, i16)>, u8)> {
     let mut game = Game::new(book[rng.below(book.len())].clone(), CastlingMode::Standard);
     for _ in 0..settings.random_plies {
@@ -237,8 +214,11 @@ fn play_game(
         }
         game.play(moves[rng.below(moves.len())]);
     }
-    let silent = Output::new(Box::new(std::io::sink()));
-    let histories = Arc::new(HistoryTables::new(1));
+    let limits = SearchLimits {
+        nodes: Some(settings.nodes),
+        ..SearchLimits::default()
+    };
+    let signals = Signals::default();
     let mut kept = Vec::new();
     let (mut win_run, mut draw_run) = (0usize, 0usize);
     let mut last: Option<Move> = None;
@@ -259,20 +239,7 @@ fn play_game(
         if !status.claims.is_empty() {
             break 1;
         }
-        let job = SearchJob {
-            game: game.clone(),
-            params: GoParams {
-                nodes: Some(settings.nodes),
-                ..GoParams::default()
-            },
-            searchmoves: Vec::new(),
-            options: Options::default(),
-            pool: Arc::clone(pool),
-            tt: Arc::clone(tt),
-            histories: Arc::clone(&histories),
-            out: silent.clone(),
-        };
-        let found = search::run(job, &Arc::new(Signals::default()));
+        let found = engine.search(&SearchRequest::new(game.clone(), limits), &Silent, &signals);
         let (Some(best), Some(score)) = (found.best, found.score) else {
             return None;
         };

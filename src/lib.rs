@@ -4,10 +4,12 @@ pub mod analyse;
 pub mod bench;
 pub mod data;
 pub mod datagen;
-pub mod engine;
 pub mod eval;
 pub mod game;
 pub mod perft;
 pub mod search;
 pub mod tune;
 pub mod uci;
+
+pub const NAME: &str = concat!("Qilin ", env!("CARGO_PKG_VERSION"));
+pub const AUTHOR: &str = "the Qilin developers";

@@ -1,134 +1,152 @@
-//! Command line: UCI mode by default, or a one-shot subcommand.
+//! Command line: UCI mode by default, or a one-shot tool.
 
-use qilin::{engine, perft};
+use clap::{CommandFactory, Parser, Subcommand, error::ErrorKind};
+use qilin::game::Game;
+use qilin::search::Signals;
 use shakmaty::CastlingMode;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
-const USAGE: &str = "\
-usage: qilin                                  UCI mode (the default)
-       qilin perft <depth> [<fen>] [--threads N] [--chess960]
-       qilin bench [depth]                    fixed-depth search of the bench positions
-       qilin analyse [--fen FEN] [--moves m1 m2 ...] [--depth N | --movetime MS] [--multipv K] [--uci]
-       qilin eval [<fen>]                     the static evaluation term by term
-       qilin datagen --out FILE [--games N] [--nodes N] [--threads N] [--book EPD] [--random-plies N] [--seed N]
-       qilin tune --data FILE[,FILE...] [--out src/eval/weights.rs] [--epochs N] [--lambda L] [--rate R] [--threads N] [--from-scratch]
-       qilin --help | --version";
+/// Qilin, a UCI chess engine. Without a subcommand it speaks UCI on
+/// standard input and output, as GUIs and match runners expect.
+#[derive(Parser)]
+#[command(name = "qilin", disable_version_flag = true)]
+struct Cli {
+    /// Print the engine's name and version
+    #[arg(short = 'V', long)]
+    version: bool,
+    #[command(subcommand)]
+    tool: Option<Tool>,
+}
+
+#[derive(Subcommand)]
+enum Tool {
+    /// Count the leaves of the move tree, move by move
+    Perft(PerftArgs),
+    /// Search the bench positions to a fixed depth; last line: <nodes> nodes <nps> nps
+    Bench(BenchArgs),
+    /// Search a position and show its best lines in SAN
+    #[command(alias = "analyze")]
+    Analyse(qilin::analyse::AnalyseArgs),
+    /// The static evaluation of a position, term by term
+    Eval(EvalArgs),
+    /// Play self-play games and write training positions
+    Datagen(qilin::datagen::Settings),
+    /// Fit the evaluation weights to self-play positions
+    Tune(qilin::tune::Settings),
+}
+
+#[derive(clap::Args)]
+struct PerftArgs {
+    /// Plies to count
+    #[arg(value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: u32,
+    /// The position (default: the start position)
+    #[arg(value_name = "FEN", allow_hyphen_values = true)]
+    fen: Vec<String>,
+    /// Threads sharing the root moves
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
+    /// Read the FEN's castling rights as Chess960 (Shredder or X-FEN)
+    #[arg(long)]
+    chess960: bool,
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Depth of each search
+    #[arg(default_value_t = qilin::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: u32,
+}
+
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// The position (default: the start position)
+    #[arg(value_name = "FEN", allow_hyphen_values = true)]
+    fen: Vec<String>,
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
+    let cli = Cli::parse();
+    if cli.version {
+        println!("{}", qilin::NAME);
+        return ExitCode::SUCCESS;
+    }
+    match cli.tool {
         None => {
             qilin::uci::run();
             ExitCode::SUCCESS
         }
-        Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
+        Some(Tool::Perft(args)) => perft(&args),
+        Some(Tool::Bench(args)) => {
+            qilin::bench::run(Some(args.depth), &Signals::default(), &|line| {
+                println!("{line}")
+            });
             ExitCode::SUCCESS
         }
-        Some("-V" | "--version") => {
-            println!("{}", engine::NAME);
-            ExitCode::SUCCESS
-        }
-        Some("perft") => run_perft(&args[1..]),
-        Some("analyse" | "analyze") => match qilin::analyse::run(&args[1..]) {
+        Some(Tool::Analyse(args)) => match qilin::analyse::run(&args) {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => usage_error(&format!("{e}\nusage: {}", qilin::analyse::USAGE)),
+            Err(e) => usage_error(&e),
         },
-        Some("datagen") => match qilin::datagen::Settings::parse(&args[1..]) {
-            Ok(settings) => match qilin::datagen::run(&settings) {
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("qilin datagen: {e}");
-                    ExitCode::FAILURE
-                }
-            },
-            Err(e) => usage_error(&format!(
-                "{e}
-usage: {}",
-                qilin::datagen::USAGE
-            )),
-        },
-        Some("eval") => {
-            let fen = args[1..].join(" ");
-            let game = if fen.is_empty() {
-                qilin::game::Game::new(shakmaty::Chess::default(), CastlingMode::Standard)
-            } else {
-                match qilin::game::Game::from_fen(&fen, CastlingMode::Standard) {
-                    Ok(g) => g,
-                    Err(e) => return usage_error(&e.to_string()),
-                }
+        Some(Tool::Eval(args)) => {
+            let game = match game(&args.fen, CastlingMode::Standard) {
+                Ok(g) => g,
+                Err(e) => return usage_error(&e),
             };
             for line in qilin::eval::describe(game.position()) {
                 println!("{line}");
             }
             ExitCode::SUCCESS
         }
-        Some("tune") => match qilin::tune::Settings::parse(&args[1..]) {
-            Ok(settings) => match qilin::tune::run(&settings) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("qilin tune: {e}");
-                    ExitCode::FAILURE
-                }
-            },
-            Err(e) => usage_error(&format!("{e}\nusage: {}", qilin::tune::USAGE)),
-        },
-        Some("bench") => {
-            let depth = match args.get(1).map(|d| d.parse::<u32>()) {
-                None => None,
-                Some(Ok(d)) if (1..=64).contains(&d) => Some(d),
-                Some(_) => return usage_error("bench depth must be 1..64"),
-            };
-            qilin::bench::run(depth, &qilin::uci::output::Output::stdout());
-            ExitCode::SUCCESS
-        }
-        Some(other) => {
-            eprintln!("qilin: unknown command '{other}'\n{USAGE}");
-            ExitCode::from(2)
-        }
+        Some(Tool::Datagen(settings)) => failure_of("datagen", qilin::datagen::run(&settings)),
+        Some(Tool::Tune(settings)) => failure_of("tune", qilin::tune::run(&settings)),
     }
 }
 
-fn run_perft(args: &[String]) -> ExitCode {
-    let mut threads = 1;
-    let mut mode = CastlingMode::Standard;
-    let mut rest = Vec::new();
-    let mut iter = args.iter();
-    while let Some(a) = iter.next() {
-        match a.as_str() {
-            "--threads" => match iter.next().and_then(|n| n.parse::<usize>().ok()) {
-                Some(n) if (1..=256).contains(&n) => threads = n,
-                _ => return usage_error("--threads takes a number 1..256"),
-            },
-            "--chess960" => mode = CastlingMode::Chess960,
-            _ => rest.push(a.as_str()),
-        }
-    }
-    let Some((depth, fen)) = rest.split_first() else {
-        return usage_error("perft needs a depth");
-    };
-    let Some(depth) = depth.parse::<u32>().ok().filter(|d| (1..=64).contains(d)) else {
-        return usage_error("perft depth must be 1..64");
-    };
-    let game = if fen.is_empty() {
-        qilin::game::Game::new(shakmaty::Chess::default(), mode)
+fn perft(args: &PerftArgs) -> ExitCode {
+    let mode = if args.chess960 {
+        CastlingMode::Chess960
     } else {
-        match qilin::game::Game::from_fen(&fen.join(" "), mode) {
-            Ok(g) => g,
-            Err(e) => return usage_error(&e.to_string()),
-        }
+        CastlingMode::Standard
     };
-    let pool = engine::thread_pool(threads);
+    let game = match game(&args.fen, mode) {
+        Ok(g) => g,
+        Err(e) => return usage_error(&e),
+    };
+    let pool = qilin::search::thread_pool(usize::from(args.threads));
     let stop = AtomicBool::new(false);
-    match perft::report(game.position(), depth, mode, Some(&pool), &stop) {
+    match qilin::perft::report(game.position(), args.depth, mode, Some(&pool), &stop) {
         Some(lines) => lines.iter().for_each(|l| println!("{l}")),
         None => return ExitCode::FAILURE,
     }
     ExitCode::SUCCESS
 }
 
+/// The game of a FEN given as words, or the start position for none.
+fn game(fen: &[String], mode: CastlingMode) -> Result<Game, String> {
+    if fen.is_empty() {
+        Ok(Game::new(shakmaty::Chess::default(), mode))
+    } else {
+        Game::from_fen(&fen.join(" "), mode).map_err(|e| e.to_string())
+    }
+}
+
+/// A value clap accepted but the tool refused (a bad FEN or move): clap's
+/// own wording and exit code 2, like every other usage error.
 fn usage_error(message: &str) -> ExitCode {
-    eprintln!("qilin: {message}\n{USAGE}");
+    let _ = Cli::command()
+        .error(ErrorKind::ValueValidation, message)
+        .print();
     ExitCode::from(2)
+}
+
+/// A tool that ran and failed (a missing file…): exit code 1.
+fn failure_of<T>(tool: &str, result: Result<T, String>) -> ExitCode {
+    match result {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("qilin {tool}: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -14,76 +14,68 @@ use crate::eval::{PHASE_MAX, SCALE_MAX};
 use rayon::prelude::*;
 use std::time::Instant;
 
-pub const USAGE: &str = "qilin tune --data FILE[,FILE...] [--out src/eval/weights.rs] [--epochs N] [--lambda 0.0-1.0] [--rate R] [--threads N] [--from-scratch] [--only SECTION[,SECTION...]] [--k K]";
-
+/// `qilin tune`: fits the evaluation weights to self-play data.
+#[derive(Clone, Debug, clap::Args)]
 pub struct Settings {
+    /// Data files (32-byte records), comma-separated or the option repeated
+    #[arg(
+        long,
+        value_name = "FILE[,FILE...]",
+        value_delimiter = ',',
+        required = true
+    )]
     data: Vec<String>,
+    /// Where to write the weights
+    #[arg(long, value_name = "FILE", default_value = "src/eval/weights.rs")]
     out: String,
+    /// Passes over the data
+    #[arg(long, default_value_t = 2000)]
     epochs: usize,
+    /// Weight of the game result in the target (the rest is the search score), 0.0-1.0
+    #[arg(long, default_value_t = 0.5, value_parser = unit_interval, allow_negative_numbers = true)]
     lambda: f64,
+    /// Adam's learning rate
+    #[arg(long, default_value_t = 1.0, value_parser = positive, allow_negative_numbers = true)]
     rate: f64,
-    threads: usize,
+    /// Threads (default: every core)
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
+    /// Start from zero weights instead of the current ones
+    #[arg(long)]
     from_scratch: bool,
-    /// The sections whose weights move; empty for all of them.
+    /// Fit only these sections of the weights (comma-separated), keep the rest
+    #[arg(long, value_name = "SECTION[,SECTION...]", value_delimiter = ',', value_parser = section)]
     only: Vec<String>,
-    /// K given, not fitted: a partial fit keeps the K of the weights it leaves alone.
+    /// Use this K instead of fitting it (a partial fit keeps the K of the weights it leaves alone)
+    #[arg(long, value_parser = positive, allow_negative_numbers = true)]
     k: Option<f64>,
 }
 
-impl Settings {
-    pub fn parse(args: &[String]) -> Result<Settings, String> {
-        let mut s = Settings {
-            data: Vec::new(),
-            out: "src/eval/weights.rs".into(),
-            epochs: 2000,
-            lambda: 0.5,
-            rate: 1.0,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            from_scratch: false,
-            only: Vec::new(),
-            k: None,
-        };
-        let mut it = args.iter();
-        while let Some(flag) = it.next() {
-            let mut value = || it.next().ok_or(format!("{flag} needs a value"));
-            match flag.as_str() {
-                "--data" => s.data.extend(value()?.split(',').map(String::from)),
-                "--out" => s.out = value()?.clone(),
-                "--epochs" => s.epochs = checked(flag, value()?, |_| true)?,
-                "--lambda" => s.lambda = checked(flag, value()?, |l| (0.0..=1.0).contains(l))?,
-                "--rate" => s.rate = checked(flag, value()?, |r: &f64| *r > 0.0)?,
-                "--threads" => s.threads = checked(flag, value()?, |t| (1..=256).contains(t))?,
-                "--from-scratch" => s.from_scratch = true,
-                "--k" => s.k = Some(checked(flag, value()?, |k: &f64| *k > 0.0)?),
-                "--only" => {
-                    for name in value()?.split(',') {
-                        let name = name.trim().to_uppercase();
-                        if !SECTIONS.iter().any(|&(n, _, _)| n == name) {
-                            return Err(format!("--only: no section '{name}'"));
-                        }
-                        s.only.push(name);
-                    }
-                }
-                other => return Err(format!("unknown option '{other}'")),
-            }
-        }
-        if s.data.is_empty() {
-            return Err("--data FILE is required".into());
-        }
-        Ok(s)
+fn unit_interval(text: &str) -> Result<f64, String> {
+    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err("must be within 0.0..1.0".into())
     }
 }
 
-/// `text` read as a `T` that `ok` accepts, or an error naming the flag.
-fn checked<T: std::str::FromStr>(
-    flag: &str,
-    text: &str,
-    ok: impl Fn(&T) -> bool,
-) -> Result<T, String> {
-    text.parse::<T>()
-        .ok()
-        .filter(ok)
-        .ok_or_else(|| format!("{flag}: bad value '{text}'"))
+fn positive(text: &str) -> Result<f64, String> {
+    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if v > 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err("must be a positive number".into())
+    }
+}
+
+fn section(text: &str) -> Result<String, String> {
+    let name = text.trim().to_uppercase();
+    if SECTIONS.iter().any(|&(n, _, _)| n == name) {
+        Ok(name)
+    } else {
+        Err(format!("no section '{name}'"))
+    }
 }
 
 /// One position as the model sees it.
@@ -104,7 +96,10 @@ fn sigmoid(k: f64, x: f64) -> f64 {
 /// Runs the fit and writes the weights file.
 pub fn run(s: &Settings) -> Result<(), String> {
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(s.threads)
+        .num_threads(s.threads.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            usize::from,
+        ))
         .build()
         .map_err(|e| e.to_string())?;
     pool.install(|| fit(s))
@@ -321,21 +316,31 @@ mod tests {
         assert!(text.contains("pub const NOTE: &str = \"a test\";"));
     }
 
-    fn args(line: &str) -> Vec<String> {
-        line.split_whitespace().map(String::from).collect()
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        settings: Settings,
+    }
+
+    fn parse(line: &str) -> Result<Settings, String> {
+        use clap::Parser;
+        Cli::try_parse_from(std::iter::once("tune").chain(line.split_whitespace()))
+            .map(|c| c.settings)
+            .map_err(|e| e.to_string())
     }
 
     #[test]
     fn a_partial_fit_names_real_sections_and_may_fix_k() {
-        let s = Settings::parse(&args(
-            "--data a.bin --only king_danger,SAFE_CHECK --k 0.005",
-        ))
-        .expect("valid");
+        let s = parse("--data a.bin --only king_danger,SAFE_CHECK --k 0.005").expect("valid");
         assert_eq!(s.only, ["KING_DANGER", "SAFE_CHECK"]);
         assert_eq!(s.k, Some(0.005));
-        let err = Settings::parse(&args("--data a.bin --only KING_DANGERS")).err();
-        assert_eq!(err.as_deref(), Some("--only: no section 'KING_DANGERS'"));
-        let err = Settings::parse(&args("--data a.bin --k -1")).err();
-        assert_eq!(err.as_deref(), Some("--k: bad value '-1'"));
+        let err = parse("--data a.bin --only KING_DANGERS")
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("no section 'KING_DANGERS'"), "{err}");
+        let err = parse("--data a.bin --k -1").err().unwrap_or_default();
+        assert!(err.contains("--k"), "{err}");
+        assert!(parse("--data a.bin --k 0.5").is_ok());
+        assert!(parse("--only KING_DANGER").is_err(), "--data is required");
     }
 }

@@ -22,6 +22,7 @@ use shakmaty::attacks::{
 use shakmaty::{Bitboard, Board, Chess, Color, File, Position, Rank, Role, Square};
 use weights::WEIGHTS;
 
+pub use kpk::prepare;
 pub use pawns::PawnCache;
 
 pub const PHASE_MAX: i32 = 24;

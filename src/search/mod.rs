@@ -1,13 +1,17 @@
 //! The search: Lazy SMP over the rayon pool. Every worker runs the same
 //! iterative deepening on its own stack and history, sharing only the
 //! transposition table, the node counter and the stop flags. The main worker
-//! (index 0) keeps time, prints, and decides the `bestmove`.
+//! (index 0) keeps time and reports progress to the listener; the best move
+//! is chosen from every worker's outcome. [`Engine`] is the way in: it owns
+//! the pool and the tables, and knows nothing of UCI.
 
 pub mod checks;
 pub mod correction;
+mod engine;
 pub mod features;
 pub mod history;
 pub mod movepick;
+pub mod report;
 pub mod see;
 pub mod time;
 pub mod tt;
@@ -15,79 +19,98 @@ mod worker;
 
 use crate::eval::material_count;
 use crate::game::Game;
-use crate::uci::options::Options;
-use crate::uci::output::Output;
-use crate::uci::parse::GoParams;
 use history::HistoryTables;
-use shakmaty::{CastlingMode, Chess, Move, Position};
+use report::{Listener, PvReport, Score, ScoreBound, SearchResult, Wdl};
+use shakmaty::{Chess, Move, Position};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use time::TimeBudget;
+use time::{TimeBudget, TimeLimit};
 use tt::{MATE, MATE_BOUND, TranspositionTable};
 use worker::{Outcome, RootMove, Worker, find_move};
 
+pub use engine::{Engine, thread_pool};
 pub use worker::{child_key, zobrist};
 
 pub const MAX_PLY: usize = 128;
 
-/// Flags the controller raises for a running job.
+/// Flags raised from outside a running search.
 #[derive(Debug, Default)]
 pub struct Signals {
     pub stop: AtomicBool,
+    /// The opponent played the move we pondered on: the clock starts now.
     pub ponderhit: AtomicBool,
 }
 
-/// Everything a search needs, copied out of the controller.
-pub struct SearchJob {
-    pub game: Game,
-    pub params: GoParams,
-    /// The legal moves of `go searchmoves`; empty means all moves.
-    pub searchmoves: Vec<Move>,
-    pub options: Options,
-    pub pool: Arc<rayon::ThreadPool>,
-    pub tt: Arc<TranspositionTable>,
-    /// Move-ordering memory kept from the game's earlier searches.
-    pub histories: Arc<HistoryTables>,
-    pub out: Output,
+/// What ends a search, in the search's own terms.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Plies; `None` searches as deep as the search can go.
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Stop once a mate in this many moves is found.
+    pub mate: Option<u64>,
+    pub time: TimeLimit,
+    /// Think on the opponent's time: the clock starts at `ponderhit`.
+    pub ponder: bool,
+    /// Milliseconds the GUI and the pipes lose per move.
+    pub move_overhead_ms: u64,
 }
 
-/// The limits of one `go`, with time turned into a budget.
+/// One search: the game to search from and how.
 #[derive(Clone, Debug)]
-pub struct Limits {
-    pub depth: i32,
-    pub nodes: Option<u64>,
-    pub mate: Option<u64>,
-    pub budget: Option<TimeBudget>,
-    /// No `bestmove` before `stop`: `go infinite`, or `go` with no limit at all.
-    pub infinite: bool,
+pub struct SearchRequest {
+    pub game: Game,
+    pub limits: SearchLimits,
+    /// Search only these root moves (legal, without repeats); empty means all.
+    pub searchmoves: Vec<Move>,
+    /// How many best lines to find and report.
+    pub multipv: usize,
+}
+
+impl SearchRequest {
+    /// A search of `game` within `limits`, all moves, one line.
+    pub fn new(game: Game, limits: SearchLimits) -> SearchRequest {
+        SearchRequest {
+            game,
+            limits,
+            searchmoves: Vec::new(),
+            multipv: 1,
+        }
+    }
+}
+
+/// The limits of one search, with time turned into a budget.
+#[derive(Clone, Debug)]
+struct Limits {
+    depth: i32,
+    nodes: Option<u64>,
+    mate: Option<u64>,
+    budget: Option<TimeBudget>,
 }
 
 impl Limits {
-    pub fn new(go: &GoParams, side: shakmaty::Color, overhead_ms: u64) -> Limits {
-        let budget = TimeBudget::new(go, side, overhead_ms);
-        let unlimited =
-            budget.is_none() && go.depth.is_none() && go.nodes.is_none() && go.mate.is_none();
+    fn new(limits: &SearchLimits) -> Limits {
         Limits {
-            depth: go.depth.map_or(MAX_PLY as i32 - 1, |d| {
-                d.clamp(1, MAX_PLY as u64 - 1) as i32
+            depth: limits.depth.map_or(MAX_PLY as i32 - 1, |d| {
+                d.clamp(1, MAX_PLY as u32 - 1) as i32
             }),
-            nodes: go.nodes,
-            mate: go.mate,
-            budget,
-            infinite: go.infinite || (unlimited && !go.ponder),
+            nodes: limits.nodes,
+            mate: limits.mate,
+            budget: TimeBudget::new(limits.time, limits.move_overhead_ms),
         }
     }
 }
 
 /// State every worker of one search sees.
-pub struct Shared {
+pub struct Shared<'a> {
     pub tt: Arc<TranspositionTable>,
-    signals: Arc<Signals>,
+    signals: &'a Signals,
+    listener: &'a dyn Listener,
     /// Raised by the main worker when it is done: the helpers stop.
     pub abort: AtomicBool,
     pub nodes: AtomicU64,
-    pub limits: Limits,
+    limits: Limits,
     pub root: Chess,
     pub root_key: u64,
     pub root_moves: Vec<Move>,
@@ -99,18 +122,15 @@ pub struct Shared {
     /// When the clock started, in µs after `start`: at `ponderhit` when pondering.
     clock_origin_us: AtomicU64,
     pondering: AtomicBool,
-    out: Output,
-    mode: CastlingMode,
-    show_wdl: bool,
     material: i32,
-    /// The node count of the last lines printed.
+    /// The node count of the last lines reported.
     reported_nodes: AtomicU64,
     /// Iterations in a row that kept the best move (main worker).
     stable: AtomicU32,
     last_best: std::sync::Mutex<Option<Move>>,
 }
 
-impl Shared {
+impl Shared<'_> {
     fn elapsed(&self) -> Duration {
         self.start.elapsed()
     }
@@ -190,42 +210,39 @@ impl Shared {
             // A best move that keeps its place may use less than the soft
             // bound, one that changes more.
             let factor = (1.3 - 0.15 * stable as f64).max(0.55);
-            let soft = budget.soft.mul_f64(factor).min(budget.hard);
+            // A clock of u64::MAX milliseconds must not overflow the product.
+            let soft = Duration::try_from_secs_f64(budget.soft.as_secs_f64() * factor)
+                .unwrap_or(Duration::MAX)
+                .min(budget.hard);
             return self.clock_elapsed() >= soft;
         }
         false
     }
 
-    fn info_line(&self, depth: i32, line: &RootMove, multipv: usize, bound: &str) -> String {
-        let elapsed = self.elapsed().as_millis() as u64;
-        let nodes = self.nodes.load(Ordering::Relaxed);
-        let nps = nodes * 1000 / elapsed.max(1);
-        let wdl = if self.show_wdl {
-            let (w, d, l) = wdl(line.score, self.material);
-            format!(" wdl {w} {d} {l}")
-        } else {
-            String::new()
-        };
-        let pv: Vec<String> = line
-            .pv
-            .iter()
-            .map(|m| m.to_uci(self.mode).to_string())
-            .collect();
-        format!(
-            "info depth {depth} seldepth {} multipv {multipv} score {}{bound}{wdl} nodes {nodes} nps {nps} hashfull {} time {elapsed} pv {}",
-            line.seldepth.max(depth as usize),
-            format_score(line.score),
-            self.tt.hashfull(),
-            pv.join(" ")
-        )
+    fn report_line(&self, depth: i32, line: &RootMove, multipv: usize, bound: ScoreBound) {
+        let (win, draw, loss) = wdl(line.score, self.material);
+        self.listener.on_pv(&PvReport {
+            depth,
+            seldepth: line.seldepth.max(depth as usize),
+            multipv,
+            score: Score::from_search(line.score),
+            bound,
+            wdl: Wdl { win, draw, loss },
+            nodes: self.nodes.load(Ordering::Relaxed),
+            time: self.elapsed(),
+            hashfull: self.tt.hashfull(),
+            pv: &line.pv,
+        });
     }
 
     fn report_iteration(&self, outcome: &Outcome) {
+        if !self.listener.active() {
+            return;
+        }
         self.reported_nodes
             .store(self.nodes.load(Ordering::Relaxed), Ordering::Relaxed);
         for (i, line) in outcome.lines.iter().enumerate() {
-            self.out
-                .line(&self.info_line(outcome.depth, line, i + 1, ""));
+            self.report_line(outcome.depth, line, i + 1, ScoreBound::Exact);
         }
     }
 
@@ -239,37 +256,23 @@ impl Shared {
         multipv: usize,
         fail_low: bool,
     ) {
-        if self.elapsed() < Duration::from_secs(3) {
+        if !self.listener.active() || self.elapsed() < Duration::from_secs(3) {
             return;
         }
         let bound = if fail_low {
-            " upperbound"
+            ScoreBound::Upper
         } else {
-            " lowerbound"
+            ScoreBound::Lower
         };
         let mut line = line.clone();
         line.seldepth = seldepth;
-        self.out.line(&self.info_line(depth, &line, multipv, bound));
+        self.report_line(depth, &line, multipv, bound);
     }
 
     fn report_currmove(&self, depth: i32, m: Move, number: usize) {
-        if self.elapsed() >= Duration::from_secs(3) {
-            self.out.line(&format!(
-                "info depth {depth} currmove {} currmovenumber {number}",
-                m.to_uci(self.mode)
-            ));
+        if self.listener.active() && self.elapsed() >= Duration::from_secs(3) {
+            self.listener.on_current_move(depth, m, number);
         }
-    }
-}
-
-/// `cp X` or `mate M` (M = (plies + 1) / 2 when winning, -plies / 2 when losing).
-pub fn format_score(score: i32) -> String {
-    if score >= MATE_BOUND {
-        format!("mate {}", (MATE - score + 1) / 2)
-    } else if score <= -MATE_BOUND {
-        format!("mate -{}", (MATE + score) / 2)
-    } else {
-        format!("cp {score}")
     }
 }
 
@@ -295,70 +298,40 @@ pub fn wdl(score: i32, material: i32) -> (u32, u32, u32) {
     (w, 1000u32.saturating_sub(w + l), l)
 }
 
-/// What a search played, for `bench` and tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SearchResult {
-    pub best: Option<Move>,
-    /// The score of the line played, from the side to move's point of view.
-    pub score: Option<i32>,
-    pub nodes: u64,
-}
-
-/// Runs one `go` to its `bestmove`.
-pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
-    let game = &job.game;
+/// Runs one search to its end: the limits are met, or `signals.stop`.
+/// The caller decides what to do with the result (UCI holds `bestmove`
+/// back in `infinite` and `ponder` mode until told).
+fn run(
+    engine: &Engine,
+    request: &SearchRequest,
+    listener: &dyn Listener,
+    signals: &Signals,
+) -> SearchResult {
+    let game = &request.game;
     let pos = game.position();
-    let mut root_moves: Vec<Move> = if job.searchmoves.is_empty() {
+    let root_moves: Vec<Move> = if request.searchmoves.is_empty() {
         pos.legal_moves().into_iter().collect()
     } else {
-        job.searchmoves.clone()
+        request.searchmoves.clone()
     };
-    let limits = Limits::new(&job.params, pos.turn(), job.options.move_overhead_ms);
-    let hold = limits.infinite || job.params.ponder;
     if root_moves.is_empty() {
-        let score = if pos.is_check() { "mate 0" } else { "cp 0" };
-        job.out.line(&format!("info depth 0 score {score}"));
-        wait_for_release(signals, limits.infinite, job.params.ponder);
-        job.out.line("bestmove (none)");
+        listener.on_no_legal_moves(pos.is_check());
         return SearchResult {
             best: None,
+            ponder: None,
             score: None,
+            depth: 0,
             nodes: 0,
         };
     }
-    // Captures first for the first iteration; later ones sort by score.
-    root_moves.sort_by_key(|m| std::cmp::Reverse(m.capture().map_or(0, |r| r as u8)));
-    job.tt.new_search();
-    let threads = job.pool.current_num_threads();
-    let histories = if job.histories.threads() == threads {
-        Arc::clone(&job.histories)
+    let shared = shared_state(engine, request, root_moves, listener, signals);
+    let threads = engine.pool().current_num_threads();
+    let histories = if engine.histories().threads() == threads {
+        Arc::clone(engine.histories())
     } else {
         Arc::new(HistoryTables::new(threads))
     };
-    let shared = Shared {
-        tt: Arc::clone(&job.tt),
-        signals: Arc::clone(signals),
-        abort: AtomicBool::new(false),
-        nodes: AtomicU64::new(0),
-        limits,
-        root: pos.clone(),
-        root_key: game.key(),
-        root_moves,
-        game_keys: game.reversible_keys().collect(),
-        multipv: job.options.multipv,
-        features: features::Features::from_env(),
-        start: Instant::now(),
-        clock_origin_us: AtomicU64::new(0),
-        pondering: AtomicBool::new(job.params.ponder),
-        out: job.out.clone(),
-        mode: game.castling_mode(),
-        show_wdl: job.options.show_wdl,
-        material: material_count(pos),
-        reported_nodes: AtomicU64::new(u64::MAX),
-        stable: AtomicU32::new(0),
-        last_best: std::sync::Mutex::new(None),
-    };
-    let outcomes: Vec<Option<Outcome>> = job.pool.broadcast(|ctx| {
+    let outcomes: Vec<Option<Outcome>> = engine.pool().broadcast(|ctx| {
         let mut history = histories.lock(ctx.index());
         history.clear_all_killers();
         let outcome = Worker::new(&shared, ctx.index(), &mut history).iterate();
@@ -367,31 +340,69 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
         }
         outcome
     });
-    if hold {
-        wait_for_release(
-            signals,
-            shared.limits.infinite,
-            shared.pondering.load(Ordering::SeqCst),
-        );
+    conclude(&shared, game, &outcomes)
+}
+
+/// The state of a new search, its root moves ordered for the first iteration.
+fn shared_state<'a>(
+    engine: &Engine,
+    request: &SearchRequest,
+    mut root_moves: Vec<Move>,
+    listener: &'a dyn Listener,
+    signals: &'a Signals,
+) -> Shared<'a> {
+    let game = &request.game;
+    let pos = game.position();
+    // Captures first for the first iteration; later ones sort by score.
+    root_moves.sort_by_key(|m| std::cmp::Reverse(m.capture().map_or(0, |r| r as u8)));
+    engine.tt().new_search();
+    Shared {
+        tt: Arc::clone(engine.tt()),
+        signals,
+        listener,
+        abort: AtomicBool::new(false),
+        nodes: AtomicU64::new(0),
+        limits: Limits::new(&request.limits),
+        root: pos.clone(),
+        root_key: game.key(),
+        root_moves,
+        game_keys: game.reversible_keys().collect(),
+        multipv: request.multipv.max(1),
+        features: features::Features::from_env(),
+        start: Instant::now(),
+        clock_origin_us: AtomicU64::new(0),
+        pondering: AtomicBool::new(request.limits.ponder),
+        material: material_count(pos),
+        reported_nodes: AtomicU64::new(u64::MAX),
+        stable: AtomicU32::new(0),
+        last_best: std::sync::Mutex::new(None),
     }
-    let chosen = choose(&outcomes);
-    let score = chosen.map(|o| o.lines[0].score);
-    let (best, ponder) = match chosen {
+}
+
+/// The move to play from the workers' outcomes, its line reported if the
+/// listener has not seen it with the search's final counts.
+fn conclude(shared: &Shared<'_>, game: &Game, outcomes: &[Option<Outcome>]) -> SearchResult {
+    let pos = game.position();
+    let chosen = choose(outcomes);
+    let nodes = shared.nodes.load(Ordering::SeqCst);
+    let (best, ponder, score, depth) = match chosen {
         Some(outcome) => {
-            // The line behind the move we play is the last one shown, with
-            // the nodes and time of the whole search.
             let main_shown = outcomes[0]
                 .as_ref()
                 .is_some_and(|m| std::ptr::eq(m, outcome))
-                && shared.reported_nodes.load(Ordering::SeqCst)
-                    == shared.nodes.load(Ordering::SeqCst);
+                && shared.reported_nodes.load(Ordering::SeqCst) == nodes;
             if !main_shown {
                 shared.report_iteration(outcome);
             }
             let line = &outcome.lines[0];
-            (line.mv, line.pv.get(1).copied())
+            (
+                line.mv,
+                line.pv.get(1).copied(),
+                Some(line.score),
+                outcome.depth,
+            )
         }
-        None => (shared.root_moves[0], None),
+        None => (shared.root_moves[0], None, None, 0),
     };
     let ponder = ponder.or_else(|| {
         let mut child = pos.clone();
@@ -399,24 +410,12 @@ pub fn run(job: SearchJob, signals: &Arc<Signals>) -> SearchResult {
         let key = child_key(pos, game.key(), best, &child);
         shared.tt.probe(key).and_then(|e| find_move(&child, e.mv))
     });
-    for claim in game.claims_after(best) {
-        job.out.line(&format!(
-            "info string draw claim: {claim} after {}",
-            game.to_uci(best)
-        ));
-    }
-    let best_text = game.to_uci(best);
-    match ponder {
-        Some(p) => job.out.line(&format!(
-            "bestmove {best_text} ponder {}",
-            p.to_uci(game.castling_mode())
-        )),
-        None => job.out.line(&format!("bestmove {best_text}")),
-    }
     SearchResult {
         best: Some(best),
+        ponder,
         score,
-        nodes: shared.nodes.load(Ordering::SeqCst),
+        depth,
+        nodes,
     }
 }
 
@@ -432,35 +431,9 @@ fn choose(outcomes: &[Option<Outcome>]) -> Option<&Outcome> {
         })
 }
 
-/// In `infinite` and `ponder` mode the GUI waits for `bestmove` until it
-/// sends `stop` (or `ponderhit`, when pondering without `infinite`).
-fn wait_for_release(signals: &Signals, infinite: bool, pondering: bool) {
-    if !infinite && !pondering {
-        return;
-    }
-    loop {
-        if signals.stop.load(Ordering::SeqCst) {
-            return;
-        }
-        if pondering && !infinite && signals.ponderhit.load(Ordering::SeqCst) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mate_scores_are_written_in_moves() {
-        assert_eq!(format_score(MATE - 1), "mate 1");
-        assert_eq!(format_score(MATE - 3), "mate 2");
-        assert_eq!(format_score(-(MATE - 2)), "mate -1");
-        assert_eq!(format_score(-(MATE - 4)), "mate -2");
-        assert_eq!(format_score(35), "cp 35");
-    }
 
     #[test]
     fn wdl_sums_to_a_thousand_and_is_symmetric() {

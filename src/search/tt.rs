@@ -116,14 +116,39 @@ fn unpack(data: u64) -> (TtEntry, u8) {
     )
 }
 
+/// A pool for zeroing a table, apart from the search's pool so that a search
+/// in progress never delays it. Without threads to spare the calling thread
+/// does the work (a pool of one still runs it).
+fn housekeeping_pool(threads: usize) -> rayon::ThreadPool {
+    let build = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build();
+    build(threads.clamp(1, 64))
+        .or_else(|_| build(1))
+        .unwrap_or_else(|e| {
+            eprintln!("cannot start any thread: {e}");
+            std::process::exit(1)
+        })
+}
+
+/// MemAvailable from /proc/meminfo, where there is one: an allocation beyond
+/// it would succeed and its pages fail later.
+fn available_mb() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
 impl TranspositionTable {
-    /// A table of `mb` megabytes, zeroed in parallel on `pool`. `None` when
+    /// A table of `mb` megabytes, zeroed by `threads` threads. `None` when
     /// the memory cannot be had.
-    pub fn new(mb: usize, pool: &rayon::ThreadPool) -> Option<TranspositionTable> {
+    pub fn new(mb: usize, threads: usize) -> Option<TranspositionTable> {
+        if available_mb().is_some_and(|free| mb > free * 9 / 10) {
+            return None;
+        }
         let count = (mb << 20) / std::mem::size_of::<Bucket>();
         let mut buckets: Vec<Bucket> = Vec::new();
         buckets.try_reserve_exact(count.max(1)).ok()?;
-        pool.install(|| {
+        housekeeping_pool(threads).install(|| {
             (0..count.max(1))
                 .into_par_iter()
                 .map(|_| Bucket::default())
@@ -135,8 +160,10 @@ impl TranspositionTable {
         })
     }
 
-    pub fn clear(&self, pool: &rayon::ThreadPool) {
-        pool.install(|| {
+    /// Empties every slot, with `threads` threads of its own: never the
+    /// search's pool, which may be busy searching.
+    pub fn clear(&self, threads: usize) {
+        housekeeping_pool(threads).install(|| {
             self.buckets.par_iter().for_each(|b| {
                 for s in &b.0 {
                     s.check.store(0, Ordering::Relaxed);
@@ -222,16 +249,9 @@ impl TranspositionTable {
 mod tests {
     use super::*;
 
-    fn pool() -> rayon::ThreadPool {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .expect("pool")
-    }
-
     #[test]
     fn store_and_probe_round_trip() {
-        let tt = TranspositionTable::new(1, &pool()).expect("tt");
+        let tt = TranspositionTable::new(1, 1).expect("tt");
         tt.store(0xdead_beef, 1234, -250, 17, 9, Bound::Lower);
         assert_eq!(
             tt.probe(0xdead_beef),
@@ -260,10 +280,9 @@ mod tests {
 
     #[test]
     fn clear_empties_the_table() {
-        let p = pool();
-        let tt = TranspositionTable::new(1, &p).expect("tt");
+        let tt = TranspositionTable::new(1, 2).expect("tt");
         tt.store(42, 1, 2, 3, 4, Bound::Exact);
-        tt.clear(&p);
+        tt.clear(2);
         assert_eq!(tt.probe(42), None);
         assert_eq!(tt.hashfull(), 0);
     }

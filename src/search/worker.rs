@@ -65,7 +65,7 @@ fn lmr_table() -> Box<[[i32; 64]; 64]> {
 }
 
 pub struct Worker<'a> {
-    shared: &'a Shared,
+    shared: &'a Shared<'a>,
     pub id: usize,
     history: &'a mut History,
     pawns: PawnCache,
@@ -86,7 +86,7 @@ pub struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    pub fn new(shared: &'a Shared, id: usize, history: &'a mut History) -> Worker<'a> {
+    pub fn new(shared: &'a Shared<'a>, id: usize, history: &'a mut History) -> Worker<'a> {
         let root_moves = shared
             .root_moves
             .iter()
@@ -285,11 +285,16 @@ impl<'a> Worker<'a> {
         self.unreported = 0;
     }
 
-    /// Counts a node and, now and then, asks whether to stop.
+    /// Counts a node and, now and then, asks whether to stop. Under a node
+    /// limit the main worker compares every node with the limit, but only
+    /// reads the shared counter: no atomic add per node.
     fn tick(&mut self) {
         self.unreported += 1;
-        let check_now =
-            self.unreported >= 1024 || (self.is_main() && self.shared.limits.nodes.is_some());
+        let check_now = self.unreported >= 1024
+            || (self.is_main()
+                && self.shared.limits.nodes.is_some_and(|n| {
+                    self.shared.nodes.load(Ordering::Relaxed) + self.unreported >= n
+                }));
         if check_now {
             self.flush_nodes();
             let may_stop = self.completed.is_some();

@@ -1,10 +1,16 @@
-//! The UCI side: reading lines, parsing them, options and output.
+//! The UCI side: reading lines, parsing them, the controller that executes
+//! them, options, and the text of every line the engine writes.
+//!
+//! input (stdin) → parse → controller → search engine → listener → output
 
+pub mod controller;
+pub mod listener;
 pub mod options;
 pub mod output;
 pub mod parse;
 
-use crate::engine::Engine;
+use crate::game::RuleStatus;
+use controller::Controller;
 use output::Output;
 use parse::{Command, parse};
 use std::io::BufRead;
@@ -14,7 +20,7 @@ use std::io::BufRead;
 pub fn run() {
     let out = Output::stdout();
     let (tx, rx) = crossbeam_channel::unbounded();
-    let controller = std::thread::spawn(move || Engine::new(rx, out).run());
+    let controller = std::thread::spawn(move || Controller::new(rx, out).run());
     let stdin = std::io::stdin();
     let mut reader = stdin.lock();
     let mut buf = Vec::new();
@@ -34,4 +40,18 @@ pub fn run() {
     }
     drop(tx);
     let _ = controller.join();
+}
+
+/// The `info string` lines of RULES.md §5 for a position: game ends first,
+/// then the draws that may be claimed.
+pub fn rule_lines(status: &RuleStatus) -> Vec<String> {
+    let ended = status
+        .ended
+        .iter()
+        .map(|g| format!("info string game over: {g}"));
+    let claims = status
+        .claims
+        .iter()
+        .map(|c| format!("info string draw claim: {c}"));
+    ended.chain(claims).collect()
 }

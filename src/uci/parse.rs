@@ -42,6 +42,8 @@ pub enum Command {
     /// `bench [depth]`.
     Bench(Option<u32>),
     Help,
+    /// Arena's protocol probe: nothing may be printed until `uci`.
+    Xboard,
 }
 
 /// `position startpos|fen <FEN> [moves …]`: the moves are checked against the
@@ -68,6 +70,10 @@ pub struct GoParams {
     pub mate: Option<u64>,
     pub movetime: Option<u64>,
     pub infinite: bool,
+    /// The line named a limit (a clock, a depth…), usable or not: a `go`
+    /// that says nothing searches on, one whose limits were all unusable
+    /// must still end (see `controller::search_limits`).
+    pub names_limits: bool,
 }
 
 /// What one input line comes to: a command to execute (or none), and the
@@ -77,20 +83,28 @@ pub struct GoParams {
 pub struct Parsed {
     pub command: Option<Command>,
     pub errors: Vec<String>,
+    /// The line as received, whitespace normalised (for `debug on`).
+    pub line: String,
 }
 
 impl Parsed {
-    fn ok(command: Command) -> Parsed {
+    /// A command that came from no input line (the end of input is `quit`).
+    pub fn of(command: Command) -> Parsed {
         Parsed {
             command: Some(command),
-            errors: Vec::new(),
+            ..Parsed::default()
         }
+    }
+
+    fn ok(command: Command) -> Parsed {
+        Parsed::of(command)
     }
 
     fn error(message: String) -> Parsed {
         Parsed {
             command: None,
             errors: vec![message],
+            line: String::new(),
         }
     }
 }
@@ -107,6 +121,12 @@ pub fn normalise(line: &str) -> String {
 /// Parses one line a GUI or a person sent.
 pub fn parse(line: &str) -> Parsed {
     let normalised = normalise(line);
+    let mut parsed = parse_normalised(&normalised);
+    parsed.line = normalised;
+    parsed
+}
+
+fn parse_normalised(normalised: &str) -> Parsed {
     let tokens: Vec<&str> = normalised.split(' ').filter(|t| !t.is_empty()).collect();
     let Some(first) = tokens.first() else {
         return Parsed::default();
@@ -136,9 +156,8 @@ pub fn parse(line: &str) -> Parsed {
             },
         },
         "help" => Parsed::ok(Command::Help),
-        // Arena's auto-detection sends `xboard` first: stay silent, as
-        // nothing may be printed before `uci`.
-        "xboard" => Parsed::default(),
+        // Arena's auto-detection sends `xboard` first.
+        "xboard" => Parsed::ok(Command::Xboard),
         _ => Parsed::error(format!("unknown command: {normalised}")),
     }
 }
@@ -289,17 +308,13 @@ fn parse_go(args: &[&str]) -> Parsed {
             }
             "wtime" | "btime" | "winc" | "binc" | "movestogo" | "depth" | "nodes" | "mate"
             | "movetime" => {
+                go.names_limits = true;
                 let Some(raw) = args.get(i) else {
                     errors.push(format!("go {key} without a value"));
                     continue;
                 };
                 i += 1;
-                // Clocks may run negative in some GUIs: that is no time left.
-                let value = match raw.parse::<i64>() {
-                    Ok(v) if key.ends_with("time") || key.ends_with("inc") => Ok(v.max(0) as u64),
-                    _ => raw.parse::<u64>(),
-                };
-                let Ok(value) = value else {
+                let Some(value) = go_number(key, raw) else {
                     errors.push(format!("malformed number for go {key}: {raw}"));
                     continue;
                 };
@@ -325,7 +340,30 @@ fn parse_go(args: &[&str]) -> Parsed {
     Parsed {
         command: Some(Command::Go(go)),
         errors,
+        line: String::new(),
     }
+}
+
+/// The value of a numeric `go` field. Clocks may run negative in some GUIs:
+/// that is no time left. A number too long for 64 bits is the largest
+/// there is (a clock of 2^64 ms is as good as endless), not an error.
+/// `mate 0` asks for nothing and is refused.
+fn go_number(key: &str, raw: &str) -> Option<u64> {
+    let is_time = key.ends_with("time") || key.ends_with("inc");
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let negative = raw.starts_with('-');
+    if negative {
+        // Only a clock may be negative.
+        return is_time.then_some(0);
+    }
+    let value = raw.parse::<u64>().unwrap_or(u64::MAX);
+    if key == "mate" && value == 0 {
+        return None;
+    }
+    Some(value)
 }
 
 /// What vampirc-uci makes of a line, for `debug on` and the fault tests:

@@ -1,0 +1,108 @@
+//! The search facade: the thread pool, the transposition table and the
+//! move-ordering histories, and the one way to run a search on them. It is
+//! cheap to clone (shared handles): a search running on one clone keeps its
+//! pool and tables while the owner resizes, clears or replaces them, so no
+//! setting ever waits for a search to end.
+
+use super::history::HistoryTables;
+use super::report::{Listener, SearchResult};
+use super::tt::TranspositionTable;
+use super::{SearchRequest, Signals};
+use std::sync::Arc;
+
+/// Search threads recurse deeply over copied positions and move lists.
+const STACK_SIZE: usize = 64 << 20;
+
+/// A pool of `threads` workers; one that cannot be built (the system refused
+/// threads) falls back to the smallest pool rayon can make.
+pub fn thread_pool(threads: usize) -> Arc<rayon::ThreadPool> {
+    let build = |n: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .stack_size(STACK_SIZE)
+            .build()
+    };
+    let pool = build(threads).or_else(|_| build(1)).unwrap_or_else(|e| {
+        eprintln!("cannot start any thread: {e}");
+        std::process::exit(1)
+    });
+    Arc::new(pool)
+}
+
+#[derive(Clone)]
+pub struct Engine {
+    pool: Arc<rayon::ThreadPool>,
+    tt: Arc<TranspositionTable>,
+    /// The size `tt` was made with.
+    hash_mb: usize,
+    histories: Arc<HistoryTables>,
+}
+
+impl Engine {
+    /// An engine with `threads` search threads and a table of `hash_mb`
+    /// megabytes; `None` when the memory cannot be had.
+    pub fn new(threads: usize, hash_mb: usize) -> Option<Engine> {
+        let tt = TranspositionTable::new(hash_mb, threads)?;
+        Some(Engine {
+            pool: thread_pool(threads),
+            tt: Arc::new(tt),
+            hash_mb,
+            histories: Arc::new(HistoryTables::new(threads)),
+        })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    pub fn hash_mb(&self) -> usize {
+        self.hash_mb
+    }
+
+    /// A new pool of `threads` and fresh histories for it.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.pool = thread_pool(threads);
+        self.histories = Arc::new(HistoryTables::new(self.threads()));
+    }
+
+    /// A new, empty table of `mb` megabytes; on `Err` (not enough memory)
+    /// the old one stays.
+    pub fn set_hash(&mut self, mb: usize) -> Result<(), String> {
+        let tt = TranspositionTable::new(mb, self.threads())
+            .ok_or_else(|| format!("not enough memory for Hash {mb} MB"))?;
+        self.tt = Arc::new(tt);
+        self.hash_mb = mb;
+        Ok(())
+    }
+
+    /// Forgets everything learnt: an empty table and fresh histories. A
+    /// search still running keeps its histories; it shares the table, whose
+    /// slots are atomic, so the clearing only costs it some hits.
+    pub fn clear(&mut self) {
+        self.tt.clear(self.threads());
+        self.histories = Arc::new(HistoryTables::new(self.threads()));
+    }
+
+    /// Searches until the limits are met or `signals.stop` is raised,
+    /// telling `listener` how it goes.
+    pub fn search(
+        &self,
+        request: &SearchRequest,
+        listener: &dyn Listener,
+        signals: &Signals,
+    ) -> SearchResult {
+        super::run(self, request, listener, signals)
+    }
+
+    pub(super) fn pool(&self) -> &Arc<rayon::ThreadPool> {
+        &self.pool
+    }
+
+    pub(super) fn tt(&self) -> &Arc<TranspositionTable> {
+        &self.tt
+    }
+
+    pub(super) fn histories(&self) -> &Arc<HistoryTables> {
+        &self.histories
+    }
+}
