@@ -103,6 +103,14 @@ impl Game {
         Ok(Game::new(pos, mode))
     }
 
+    /// The game of a FEN, or of the start position for `None`.
+    pub fn setup(fen: Option<&str>, mode: CastlingMode) -> Result<Game, SetupError> {
+        match fen {
+            None => Ok(Game::new(Chess::default(), mode)),
+            Some(fen) => Game::from_fen(fen, mode),
+        }
+    }
+
     /// Plays a list of UCI moves, stopping at the first one that is not
     /// legal here; the moves before it stay played.
     pub fn play_uci_moves<S: AsRef<str>>(&mut self, moves: &[S]) -> Result<(), SetupError> {
@@ -320,19 +328,6 @@ impl RuleStatus {
     pub fn is_over(&self) -> bool {
         !self.ended.is_empty()
     }
-
-    /// The `info string` lines of RULES.md §5, game ends first.
-    pub fn lines(&self) -> Vec<String> {
-        let ended = self
-            .ended
-            .iter()
-            .map(|g| format!("info string game over: {g}"));
-        let claims = self
-            .claims
-            .iter()
-            .map(|c| format!("info string draw claim: {c}"));
-        ended.chain(claims).collect()
-    }
 }
 
 impl fmt::Display for GameOver {
@@ -396,8 +391,10 @@ mod tests {
         let twice = game("startpos", &format!("{KNIGHT_SHUFFLE} {KNIGHT_SHUFFLE}"));
         assert_eq!(twice.repetitions(), 3);
         assert_eq!(
-            twice.rule_status().lines(),
-            vec!["info string draw claim: threefold repetition"]
+            twice.rule_status().claims,
+            vec![Claim::ThreefoldRepetition {
+                perpetual_check: false
+            }]
         );
     }
 

@@ -124,11 +124,8 @@ fn perft(args: &PerftArgs) -> ExitCode {
 
 /// The game of a FEN given as words, or the start position for none.
 fn game(fen: &[String], mode: CastlingMode) -> Result<Game, String> {
-    if fen.is_empty() {
-        Ok(Game::new(shakmaty::Chess::default(), mode))
-    } else {
-        Game::from_fen(&fen.join(" "), mode).map_err(|e| e.to_string())
-    }
+    let fen = (!fen.is_empty()).then(|| fen.join(" "));
+    Game::setup(fen.as_deref(), mode).map_err(|e| e.to_string())
 }
 
 /// A value clap accepted but the tool refused (a bad FEN or move): clap's

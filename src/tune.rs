@@ -107,8 +107,74 @@ pub fn run(s: &Settings) -> Result<(), String> {
 
 fn fit(s: &Settings) -> Result<(), String> {
     let started = Instant::now();
+    let entries = load_entries(&s.data)?;
+    eprintln!(
+        "{} positions traced in {:.1} s",
+        entries.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let k = match s.k {
+        Some(k) => k,
+        None => {
+            let k = fit_k(&entries);
+            eprintln!("K = {k:.6} (search scores to results)");
+            k
+        }
+    };
+    let targets: Vec<f64> = entries
+        .iter()
+        .map(|e| s.lambda * e.result + (1.0 - s.lambda) * sigmoid(k, e.score))
+        .collect();
+    let start = if s.from_scratch {
+        params::initial()
+    } else {
+        crate::eval::weights()
+    };
+    let mut w: Vec<f64> = start
+        .iter()
+        .flat_map(|&(m, e)| [f64::from(m), f64::from(e)])
+        .collect();
+    let free = free_weights(&s.only);
+    let (mut m1, mut m2) = (vec![0.0; 2 * COUNT], vec![0.0; 2 * COUNT]);
+    let (beta1, beta2) = (0.9f64, 0.999f64);
+    let train = entries.len() - entries.len() / 20;
+    for epoch in 1..=s.epochs {
+        let pass = gradient(&entries, &targets, &w, k);
+        let scale = 2.0 / train as f64;
+        let t = epoch as i32;
+        for i in (0..2 * COUNT).filter(|&i| free[i]) {
+            let g = pass.gradient[i] * scale;
+            m1[i] = beta1 * m1[i] + (1.0 - beta1) * g;
+            m2[i] = beta2 * m2[i] + (1.0 - beta2) * g * g;
+            let mh = m1[i] / (1.0 - beta1.powi(t));
+            let vh = m2[i] / (1.0 - beta2.powi(t));
+            w[i] -= s.rate * mh / (vh.sqrt() + 1e-8);
+        }
+        if epoch.is_multiple_of(100) || epoch == s.epochs || epoch == 1 {
+            let held = (entries.len() - train).max(1) as f64;
+            eprintln!(
+                "epoch {epoch}: training loss {:.6}, held-out loss {:.6}, held-out loss against results alone {:.6} ({:.0} s)",
+                pass.loss / train as f64,
+                pass.held_out_loss / held,
+                pass.held_out_result_loss / held,
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let weights: Vec<(i32, i32)> = w
+        .chunks(2)
+        .map(|p| (p[0].round() as i32, p[1].round() as i32))
+        .collect();
+    let note = fit_note(s, entries.len(), k);
+    std::fs::write(&s.out, weights_file(&weights, &note)).map_err(|e| format!("{}: {e}", s.out))?;
+    eprintln!("wrote {}", s.out);
+    Ok(())
+}
+
+/// Every position of the data files as the model sees it.
+fn load_entries(paths: &[String]) -> Result<Vec<Entry>, String> {
     let mut records = Vec::new();
-    for path in &s.data {
+    for path in paths {
         let (mut r, bad) = data::read_file(path).map_err(|e| format!("{path}: {e}"))?;
         eprintln!("{path}: {} positions, {bad} unreadable", r.len());
         records.append(&mut r);
@@ -134,122 +200,96 @@ fn fit(s: &Settings) -> Result<(), String> {
             })
         })
         .collect();
-    drop(records);
     if entries.is_empty() {
         return Err("no usable position".into());
     }
-    eprintln!(
-        "{} positions traced in {:.1} s",
-        entries.len(),
-        started.elapsed().as_secs_f64()
-    );
-    let k = match s.k {
-        Some(k) => k,
-        None => {
-            let k = fit_k(&entries);
-            eprintln!("K = {k:.6} (search scores to results)");
-            k
-        }
-    };
-    let targets: Vec<f64> = entries
-        .iter()
-        .map(|e| s.lambda * e.result + (1.0 - s.lambda) * sigmoid(k, e.score))
-        .collect();
-    // Every twentieth position is held out to watch for over-fitting.
-    let is_held_out = |i: usize| i % 20 == 19;
-    let start = if s.from_scratch {
-        params::initial()
-    } else {
-        crate::eval::weights()
-    };
-    let mut w: Vec<f64> = start
-        .iter()
-        .flat_map(|&(m, e)| [f64::from(m), f64::from(e)])
-        .collect();
-    // Which of the 2 · COUNT numbers the fit may move.
-    let free: Vec<bool> = (0..COUNT)
+    Ok(entries)
+}
+
+/// Which of the 2 · COUNT numbers the fit may move: all, or those of the
+/// sections named.
+fn free_weights(only: &[String]) -> Vec<bool> {
+    (0..COUNT)
         .flat_map(|i| {
-            let free = s.only.is_empty()
+            let free = only.is_empty()
                 || SECTIONS.iter().any(|&(name, at, len)| {
-                    (at..at + len).contains(&i) && s.only.iter().any(|o| o == name)
+                    (at..at + len).contains(&i) && only.iter().any(|o| o == name)
                 });
             [free, free]
         })
-        .collect();
-    let (mut m1, mut m2) = (vec![0.0; 2 * COUNT], vec![0.0; 2 * COUNT]);
-    let (beta1, beta2) = (0.9f64, 0.999f64);
-    let train = entries.len() - entries.len() / 20;
-    for epoch in 1..=s.epochs {
-        let (grad, loss, (held_out, held_result)) = entries
-            .par_iter()
-            .zip(targets.par_iter())
-            .enumerate()
-            .fold(
-                || (vec![0.0; 2 * COUNT], 0.0, (0.0, 0.0)),
-                |(mut g, mut loss, mut held), (i, (e, &t))| {
-                    let (mut mg, mut eg) = (0.0, 0.0);
-                    for &(idx, c) in &e.coeffs {
-                        mg += w[2 * idx as usize] * f64::from(c);
-                        eg += w[2 * idx as usize + 1] * f64::from(c);
-                    }
-                    let p = sigmoid(k, mg * e.mg + eg * e.eg);
-                    let err = p - t;
-                    if is_held_out(i) {
-                        held.0 += err * err;
-                        held.1 += (p - e.result).powi(2);
-                        return (g, loss, held);
-                    }
-                    loss += err * err;
-                    let d = err * p * (1.0 - p) * k;
-                    for &(idx, c) in &e.coeffs {
-                        g[2 * idx as usize] += d * e.mg * f64::from(c);
-                        g[2 * idx as usize + 1] += d * e.eg * f64::from(c);
-                    }
-                    (g, loss, held)
-                },
-            )
-            .reduce(
-                || (vec![0.0; 2 * COUNT], 0.0, (0.0, 0.0)),
-                |(mut g, l1, h1), (g2, l2, h2)| {
-                    g.iter_mut().zip(g2).for_each(|(a, b)| *a += b);
-                    (g, l1 + l2, (h1.0 + h2.0, h1.1 + h2.1))
-                },
-            );
-        let scale = 2.0 / train as f64;
-        let t = epoch as i32;
-        for i in (0..2 * COUNT).filter(|&i| free[i]) {
-            let g = grad[i] * scale;
-            m1[i] = beta1 * m1[i] + (1.0 - beta1) * g;
-            m2[i] = beta2 * m2[i] + (1.0 - beta2) * g * g;
-            let mh = m1[i] / (1.0 - beta1.powi(t));
-            let vh = m2[i] / (1.0 - beta2.powi(t));
-            w[i] -= s.rate * mh / (vh.sqrt() + 1e-8);
-        }
-        if epoch.is_multiple_of(100) || epoch == s.epochs || epoch == 1 {
-            let held = (entries.len() - train).max(1) as f64;
-            eprintln!(
-                "epoch {epoch}: training loss {:.6}, held-out loss {:.6}, held-out loss against results alone {:.6} ({:.0} s)",
-                loss / train as f64,
-                held_out / held,
-                held_result / held,
-                started.elapsed().as_secs_f64()
-            );
-        }
-    }
-    let weights: Vec<(i32, i32)> = w
-        .chunks(2)
-        .map(|p| (p[0].round() as i32, p[1].round() as i32))
-        .collect();
+        .collect()
+}
+
+/// One pass over the data: the loss gradient of the training part, and the
+/// losses of the held-out part.
+struct Pass {
+    gradient: Vec<f64>,
+    loss: f64,
+    held_out_loss: f64,
+    /// Against the game results alone.
+    held_out_result_loss: f64,
+}
+
+/// Every twentieth position is held out to watch for over-fitting.
+fn is_held_out(i: usize) -> bool {
+    i % 20 == 19
+}
+
+fn gradient(entries: &[Entry], targets: &[f64], w: &[f64], k: f64) -> Pass {
+    let empty = || Pass {
+        gradient: vec![0.0; 2 * COUNT],
+        loss: 0.0,
+        held_out_loss: 0.0,
+        held_out_result_loss: 0.0,
+    };
+    entries
+        .par_iter()
+        .zip(targets.par_iter())
+        .enumerate()
+        .fold(empty, |mut pass, (i, (e, &t))| {
+            let (mut mg, mut eg) = (0.0, 0.0);
+            for &(idx, c) in &e.coeffs {
+                mg += w[2 * idx as usize] * f64::from(c);
+                eg += w[2 * idx as usize + 1] * f64::from(c);
+            }
+            let p = sigmoid(k, mg * e.mg + eg * e.eg);
+            let err = p - t;
+            if is_held_out(i) {
+                pass.held_out_loss += err * err;
+                pass.held_out_result_loss += (p - e.result).powi(2);
+                return pass;
+            }
+            pass.loss += err * err;
+            let d = err * p * (1.0 - p) * k;
+            for &(idx, c) in &e.coeffs {
+                pass.gradient[2 * idx as usize] += d * e.mg * f64::from(c);
+                pass.gradient[2 * idx as usize + 1] += d * e.eg * f64::from(c);
+            }
+            pass
+        })
+        .reduce(empty, |mut a, b| {
+            a.gradient
+                .iter_mut()
+                .zip(b.gradient)
+                .for_each(|(x, y)| *x += y);
+            a.loss += b.loss;
+            a.held_out_loss += b.held_out_loss;
+            a.held_out_result_loss += b.held_out_result_loss;
+            a
+        })
+}
+
+/// The record of the fit written into the weights file. A partial fit keeps
+/// the record of the fit the other weights came from.
+fn fit_note(s: &Settings, positions: usize, k: f64) -> String {
     let fitted = format!(
-        "{} positions from {}; K = {k:.6}, lambda = {}, {} epochs, rate {}",
-        entries.len(),
+        "{positions} positions from {}; K = {k:.6}, lambda = {}, {} epochs, rate {}",
         s.data.join(", "),
         s.lambda,
         s.epochs,
         s.rate
     );
-    // A partial fit keeps the record of the fit the other weights came from.
-    let note = if s.only.is_empty() || s.from_scratch {
+    if s.only.is_empty() || s.from_scratch {
         fitted
     } else {
         format!(
@@ -257,13 +297,9 @@ fn fit(s: &Settings) -> Result<(), String> {
             crate::eval::weights_note(),
             s.only.join(", ")
         )
-    };
-    std::fs::write(&s.out, weights_file(&weights, &note)).map_err(|e| format!("{}: {e}", s.out))?;
-    eprintln!("wrote {}", s.out);
-    Ok(())
+    }
 }
 
-/// The K minimising the squared error between sigmoid(K · score) and the result.
 fn fit_k(entries: &[Entry]) -> f64 {
     let error = |k: f64| -> f64 {
         entries

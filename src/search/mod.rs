@@ -27,10 +27,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use time::{TimeBudget, TimeLimit};
 use tt::{MATE, MATE_BOUND, TranspositionTable};
-use worker::{Outcome, RootMove, Worker, find_move};
+use worker::{Outcome, RootMove, Worker};
 
 pub use engine::{Engine, thread_pool};
-pub use worker::{child_key, zobrist};
+pub use worker::child_key;
 
 pub const MAX_PLY: usize = 128;
 
@@ -408,7 +408,8 @@ fn conclude(shared: &Shared<'_>, game: &Game, outcomes: &[Option<Outcome>]) -> S
         let mut child = pos.clone();
         child.play_unchecked(best);
         let key = child_key(pos, game.key(), best, &child);
-        shared.tt.probe(key).and_then(|e| find_move(&child, e.mv))
+        let entry = shared.tt.probe(key)?;
+        tt::find_encoded(&child.legal_moves(), entry.mv)
     });
     SearchResult {
         best: Some(best),

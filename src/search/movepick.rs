@@ -5,7 +5,7 @@
 
 use super::history::{Context, History};
 use super::see::{SEE_VALUE, see_ge};
-use super::tt::encode_move;
+use super::tt::find_encoded;
 use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -65,9 +65,7 @@ impl MovePicker {
     ) -> MovePicker {
         let mut moves = pos.legal_moves();
         let legal_count = moves.len();
-        let tt_move = (tt_move != 0)
-            .then(|| moves.iter().copied().find(|&m| encode_move(m) == tt_move))
-            .flatten();
+        let tt_move = find_encoded(&moves, tt_move);
         // A stable partition: noisy moves are few, so the rotations are short.
         let mut noisy_end = 0;
         for i in 0..moves.len() {
@@ -252,6 +250,7 @@ fn pick_best(moves: &mut [Move], scores: &mut [i32; 256], next: &mut usize) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::tt::encode_move;
     use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
 

@@ -67,6 +67,15 @@ pub fn encode_move(m: shakmaty::Move) -> u16 {
     from | to << 6 | promo << 12
 }
 
+/// The move of `moves` with this encoding; 0 finds none. A TT move is never
+/// trusted before it is found among the moves of its position.
+pub fn find_encoded(moves: &[shakmaty::Move], encoded: u16) -> Option<shakmaty::Move> {
+    if encoded == 0 {
+        return None;
+    }
+    moves.iter().copied().find(|&m| encode_move(m) == encoded)
+}
+
 /// Mate scores are stored relative to the node, not the root, so that an
 /// entry is right wherever in the tree the position comes again.
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {

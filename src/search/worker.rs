@@ -12,6 +12,7 @@ use super::see::see_ge;
 use super::tt::{Bound, MATE, MATE_BOUND, TtEntry, encode_move, score_from_tt, score_to_tt};
 use super::{MAX_PLY, Shared};
 use crate::eval::{PawnCache, evaluate_cached};
+use crate::game::position_key;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Piece, Position};
 use std::sync::atomic::Ordering;
@@ -475,7 +476,7 @@ impl<'a> Worker<'a> {
                 && let Ok(null) = pos.clone().swap_turn()
             {
                 let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
-                let null_key = zobrist(&null);
+                let null_key = position_key(&null);
                 self.keys.push(null_key);
                 self.stack[ply].played = None;
                 self.stack[ply + 1].null_move = true;
@@ -933,22 +934,7 @@ impl<'a> Worker<'a> {
 pub fn child_key(parent: &Chess, key: u64, m: Move, child: &Chess) -> u64 {
     parent
         .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
-        .map_or_else(|| zobrist(child), |z| z.0)
-}
-
-pub fn zobrist(pos: &Chess) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
-}
-
-/// The legal move of `pos` with this encoding: a TT move is never trusted
-/// before it is found among the legal moves.
-pub fn find_move(pos: &Chess, encoded: u16) -> Option<Move> {
-    if encoded == 0 {
-        return None;
-    }
-    pos.legal_moves()
-        .into_iter()
-        .find(|&m| encode_move(m) == encoded)
+        .map_or_else(|| position_key(child), |z| z.0)
 }
 
 /// The side to move has a rook, a queen or two pieces besides king and

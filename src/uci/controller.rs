@@ -229,12 +229,9 @@ impl Controller {
     /// leaves the game at the move before it (see the README's policy).
     fn set_position(&mut self, spec: &PositionSpec) {
         let mode = self.castling_mode();
-        let mut game = match &spec.fen {
-            None => Game::new(Chess::default(), mode),
-            Some(fen) => match Game::from_fen(fen, mode) {
-                Ok(g) => g,
-                Err(e) => return self.out.error(&e.to_string()),
-            },
+        let mut game = match Game::setup(spec.fen.as_deref(), mode) {
+            Ok(g) => g,
+            Err(e) => return self.out.error(&e.to_string()),
         };
         let result = game.play_uci_moves(&spec.moves);
         self.game = game;

@@ -55,3 +55,24 @@ pub fn rule_lines(status: &RuleStatus) -> Vec<String> {
         .map(|c| format!("info string draw claim: {c}"));
     ended.chain(claims).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Claim, GameOver};
+
+    #[test]
+    fn rule_lines_put_game_ends_first() {
+        let status = RuleStatus {
+            ended: vec![GameOver::Stalemate],
+            claims: vec![Claim::FiftyMoves],
+        };
+        assert_eq!(
+            rule_lines(&status),
+            vec![
+                "info string game over: stalemate",
+                "info string draw claim: fifty-move rule"
+            ]
+        );
+    }
+}

@@ -1,28 +1,39 @@
 //! The UCI options: their declarations and the checked setting of values.
 
-/// The values of every option, as the engine uses them.
+/// The values of every option, as the engine uses them. `Ponder` is
+/// declared (GUIs look for it before they ponder) but needs no value here:
+/// the engine ponders when told `go ponder`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     pub hash_mb: usize,
     pub threads: usize,
     pub multipv: usize,
-    pub ponder: bool,
     pub move_overhead_ms: u64,
     pub chess960: bool,
     pub show_wdl: bool,
 }
 
 impl Default for Options {
+    /// The declared defaults: `DECLARED` is the one place they are written.
     fn default() -> Self {
-        Options {
-            hash_mb: 16,
-            threads: 1,
-            multipv: 1,
-            ponder: false,
-            move_overhead_ms: 10,
+        let mut options = Options {
+            hash_mb: 0,
+            threads: 0,
+            multipv: 0,
+            move_overhead_ms: 0,
             chess960: false,
             show_wdl: false,
+        };
+        for (name, kind) in DECLARED {
+            let value = match kind {
+                Kind::Check(default) => default.to_string(),
+                Kind::Spin { default, .. } => default.to_string(),
+                Kind::Button => continue,
+            };
+            let set = options.set(name, Some(&value));
+            debug_assert!(set.is_ok(), "{name}: {set:?}");
         }
+        options
     }
 }
 
@@ -122,7 +133,7 @@ impl Options {
                     }
                 };
                 match *declared {
-                    "Ponder" => self.ponder = on,
+                    "Ponder" => {}
                     "UCI_Chess960" => {
                         self.chess960 = on;
                         return Ok(Change::Chess960);
