@@ -1,5 +1,6 @@
-//! The training-data format: one 32-byte record per position, written by
-//! `qilin datagen` and read by `qilin tune` (and later by an NNUE trainer).
+//! The legacy training-data format: one 32-byte record per position, written
+//! by `qilin datagen` and read by `qilin tune`. Whole games (`super::games`)
+//! replace it; files of it stay readable through `super::training`.
 //!
 //! | bytes  | field                                                              |
 //! | ------ | ------------------------------------------------------------------ |
@@ -38,29 +39,8 @@ pub struct Record {
 
 impl Record {
     pub fn encode(&self) -> [u8; RECORD_SIZE] {
-        let setup = self.position.to_setup(EnPassantMode::Legal);
         let mut out = [0u8; RECORD_SIZE];
-        let occupied = setup.board.occupied();
-        out[0..8].copy_from_slice(&u64::from(occupied).to_le_bytes());
-        for (i, sq) in occupied.into_iter().enumerate() {
-            let Some(piece) = setup.board.piece_at(sq) else {
-                continue;
-            };
-            let mut code = piece.role as u8 - 1;
-            if piece.role == Role::Rook && setup.castling_rights.contains(sq) {
-                code = CASTLING_ROOK;
-            }
-            if piece.color == Color::Black {
-                code |= 8;
-            }
-            out[8 + i / 2] |= code << (4 * (i % 2));
-        }
-        let ep = setup.ep_square.map_or(NO_EP, |sq| sq as u8);
-        out[24] = ep | if setup.turn == Color::Black { 0x80 } else { 0 };
-        out[25] = setup.halfmoves.min(255) as u8;
-        out[26..28].copy_from_slice(
-            &(setup.fullmoves.get().min(u32::from(u16::MAX)) as u16).to_le_bytes(),
-        );
+        out[..POSITION_SIZE].copy_from_slice(&encode_position(&self.position));
         out[28..30].copy_from_slice(&self.score.to_le_bytes());
         out[30] = self.result;
         out
@@ -68,49 +48,97 @@ impl Record {
 
     /// Reads a record; `None` when the bytes do not describe a legal position.
     pub fn decode(bytes: &[u8; RECORD_SIZE]) -> Option<Record> {
-        let mut occ = [0u8; 8];
-        occ.copy_from_slice(&bytes[0..8]);
-        let occupied = Bitboard(u64::from_le_bytes(occ));
-        let mut board = Board::empty();
-        let mut castling_rights = Bitboard::EMPTY;
-        for (i, sq) in occupied.into_iter().enumerate() {
-            let code = (bytes[8 + i / 2] >> (4 * (i % 2))) & 0xf;
-            let color = if code & 8 != 0 {
-                Color::Black
-            } else {
-                Color::White
-            };
-            let role = match code & 7 {
-                CASTLING_ROOK => {
-                    castling_rights.add(sq);
-                    Role::Rook
-                }
-                r => Role::try_from(r + 1).ok()?,
-            };
-            board.set_piece_at(sq, Piece { color, role });
-        }
-        let ep = bytes[24] & 0x7f;
-        let setup = Setup {
-            board,
-            castling_rights,
-            turn: if bytes[24] & 0x80 != 0 {
-                Color::Black
-            } else {
-                Color::White
-            },
-            ep_square: (ep != NO_EP).then(|| Square::try_from(ep).ok()).flatten(),
-            halfmoves: u32::from(bytes[25]),
-            fullmoves: NonZeroU32::new(u32::from(u16::from_le_bytes([bytes[26], bytes[27]])))
-                .unwrap_or(NonZeroU32::MIN),
-            ..Setup::empty()
+        let (position, rest) = bytes.split_first_chunk::<POSITION_SIZE>()?;
+        let position = decode_position(position, CastlingMode::Chess960)?;
+        let &[s0, s1, result, ..] = rest else {
+            return None;
         };
-        let position = Chess::from_setup(setup, CastlingMode::Chess960).ok()?;
         Some(Record {
             position,
-            score: i16::from_le_bytes([bytes[28], bytes[29]]),
-            result: bytes[30].min(2),
+            score: i16::from_le_bytes([s0, s1]),
+            result: result.min(2),
         })
     }
+}
+
+/// Bytes 0..28 of the layout above: the position without score or result
+/// (the game format starts each game with them).
+pub(crate) const POSITION_SIZE: usize = 28;
+
+pub(crate) fn encode_position(position: &Chess) -> [u8; POSITION_SIZE] {
+    let setup = position.to_setup(EnPassantMode::Legal);
+    let mut out = [0u8; POSITION_SIZE];
+    let occupied = setup.board.occupied();
+    out[0..8].copy_from_slice(&u64::from(occupied).to_le_bytes());
+    // A legal position has at most 32 pieces; `take` keeps a board built by
+    // hand with more from writing past the nibbles.
+    for (i, sq) in occupied.into_iter().enumerate().take(32) {
+        let Some(piece) = setup.board.piece_at(sq) else {
+            continue;
+        };
+        let mut code = piece.role as u8 - 1;
+        if piece.role == Role::Rook && setup.castling_rights.contains(sq) {
+            code = CASTLING_ROOK;
+        }
+        if piece.color == Color::Black {
+            code |= 8;
+        }
+        out[8 + i / 2] |= code << (4 * (i % 2));
+    }
+    let ep = setup.ep_square.map_or(NO_EP, |sq| sq as u8);
+    out[24] = ep | if setup.turn == Color::Black { 0x80 } else { 0 };
+    out[25] = setup.halfmoves.min(255) as u8;
+    out[26..28]
+        .copy_from_slice(&(setup.fullmoves.get().min(u32::from(u16::MAX)) as u16).to_le_bytes());
+    out
+}
+
+/// `None` when the bytes do not describe a legal position in `mode` (bytes
+/// come from files: anything may be there).
+pub(crate) fn decode_position(bytes: &[u8; POSITION_SIZE], mode: CastlingMode) -> Option<Chess> {
+    let (occ, rest) = bytes.split_first_chunk::<8>()?;
+    let (nibbles, rest) = rest.split_first_chunk::<16>()?;
+    let &[turn_ep, halfmoves, f0, f1] = rest else {
+        return None;
+    };
+    let occupied = Bitboard(u64::from_le_bytes(*occ));
+    if occupied.count() > 32 {
+        return None;
+    }
+    let mut board = Board::empty();
+    let mut castling_rights = Bitboard::EMPTY;
+    for (i, sq) in occupied.into_iter().enumerate() {
+        let code = (nibbles.get(i / 2)? >> (4 * (i % 2))) & 0xf;
+        let color = if code & 8 != 0 {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let role = match code & 7 {
+            CASTLING_ROOK => {
+                castling_rights.add(sq);
+                Role::Rook
+            }
+            r => Role::try_from(r + 1).ok()?,
+        };
+        board.set_piece_at(sq, Piece { color, role });
+    }
+    let ep = turn_ep & 0x7f;
+    let setup = Setup {
+        board,
+        castling_rights,
+        turn: if turn_ep & 0x80 != 0 {
+            Color::Black
+        } else {
+            Color::White
+        },
+        ep_square: (ep != NO_EP).then(|| Square::try_from(ep).ok()).flatten(),
+        halfmoves: u32::from(halfmoves),
+        fullmoves: NonZeroU32::new(u32::from(u16::from_le_bytes([f0, f1])))
+            .unwrap_or(NonZeroU32::MIN),
+        ..Setup::empty()
+    };
+    Chess::from_setup(setup, mode).ok()
 }
 
 /// Reads every record of a data file; records that do not decode are skipped
