@@ -3,8 +3,9 @@
 
 mod common;
 use common::*;
-use qilin::data::{RECORD_SIZE, read_file};
+use qilin::data::{Filter, open_training, read_chunk, training_files};
 use shakmaty::Position;
+use std::path::Path;
 use std::process::Command;
 
 fn qilin(args: &[&str]) -> std::process::Output {
@@ -94,69 +95,82 @@ fn eval_reports_phase_known_endgames_and_check() {
 }
 
 #[test]
-fn datagen_writes_quiet_positions_reproducibly() {
+fn datagen_writes_whole_games_reproducibly_and_resumes() {
     let scratch = Scratch::new("datagen");
-    let (a, b) = (scratch.file("a.bin"), scratch.file("b.bin"));
-    let args = |out: &str| -> Vec<String> {
-        [
+    let (a, b) = (scratch.file("a"), scratch.file("b"));
+    let run = |out: &str, games: &str| {
+        let run = qilin(&[
             "datagen",
             "--out",
             out,
             "--games",
-            "3",
+            games,
+            "--chunk-games",
+            "2",
             "--nodes",
             "400",
             "--threads",
             "1",
             "--seed",
             "7",
-        ]
-        .map(String::from)
-        .to_vec()
+        ]);
+        let err = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert!(run.status.success(), "{err}");
+        err
     };
     for out in [&a, &b] {
-        let args = args(out);
-        let run = qilin(&args.iter().map(String::as_str).collect::<Vec<_>>());
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let err = String::from_utf8_lossy(&run.stderr);
+        let err = run(out, "3");
         assert!(err.contains("games 3 "), "{err}");
     }
-    let (bytes_a, bytes_b) = (std::fs::read(&a).expect("a"), std::fs::read(&b).expect("b"));
-    assert_eq!(
-        bytes_a, bytes_b,
-        "one thread and one seed must give the same games"
-    );
-    assert!(
-        !bytes_a.is_empty() && bytes_a.len() % RECORD_SIZE == 0,
-        "{}",
-        bytes_a.len()
-    );
-    let (records, bad) = read_file(&a).expect("read");
-    assert_eq!(bad, 0);
-    assert_eq!(records.len(), bytes_a.len() / RECORD_SIZE);
-    for r in &records {
-        assert!(!r.position.is_check(), "{:?}", r.position);
-        assert!(r.result <= 2);
-        assert!(i32::from(r.score).abs() < 20_000);
+    let files = |dir: &str| training_files(Path::new(dir)).expect("chunks");
+    let (files_a, files_b) = (files(&a), files(&b));
+    assert_eq!(files_a.len(), 2, "3 games in chunks of 2: {files_a:?}");
+    for (fa, fb) in files_a.iter().zip(&files_b) {
+        assert_eq!(
+            std::fs::read(fa).expect("a"),
+            std::fs::read(fb).expect("b"),
+            "one thread and one seed must give the same games"
+        );
     }
-    // Three games, each with one result: at most three distinct runs of
-    // results in the file (records are written game by game).
-    let changes = records
-        .windows(2)
-        .filter(|w| w[0].result != w[1].result)
-        .count();
-    assert!(changes <= 2, "{changes}");
+    let mut games = 0;
+    for file in &files_a {
+        for game in read_chunk(file).expect("chunk") {
+            let game = game.expect("whole game");
+            assert!(game.result <= 2);
+            assert!(!game.plies.is_empty());
+            // Moves are stored as indices into the legal moves: each read is legal.
+            let mut pos = game.start.clone();
+            for ply in &game.plies {
+                assert!(pos.is_legal(ply.played));
+                pos.play_unchecked(ply.played);
+            }
+            games += 1;
+        }
+    }
+    assert_eq!(games, 3);
+    let quiet = open_training(&files_a[0], Filter::quiet(30_000)).expect("open");
+    let mut kept = 0;
+    for p in quiet {
+        let p = p.expect("position");
+        assert!(!p.position.is_check(), "{:?}", p.position);
+        assert!(i32::from(p.score).abs() < 30_000);
+        kept += 1;
+    }
+    assert!(kept > 0);
+    // The same command again finds the run complete; a larger --games
+    // carries on from the next game in a new chunk.
+    let err = run(&a, "3");
+    assert!(err.contains("resuming after game 3"), "{err}");
+    assert_eq!(files(&a).len(), 2);
+    run(&a, "4");
+    assert_eq!(files(&a).len(), 3);
 }
 
 #[test]
 fn datagen_and_tune_reject_bad_arguments() {
     let run = qilin(&["datagen", "--games", "1"]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("--out <FILE>"));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--out <DIR>"));
     let run = qilin(&["tune", "--data", "/nonexistent/qilin.bin"]);
     assert!(!run.status.success());
     let run = qilin(&["tune", "--lambda", "2", "--data", "x"]);
@@ -166,7 +180,7 @@ fn datagen_and_tune_reject_bad_arguments() {
 #[test]
 fn tune_writes_a_weights_file() {
     let scratch = Scratch::new("tune");
-    let (data, out) = (scratch.file("t.bin"), scratch.file("weights.rs"));
+    let (data, out) = (scratch.file("run"), scratch.file("weights.rs"));
     let run = qilin(&[
         "datagen", "--out", &data, "--games", "2", "--nodes", "300", "--seed", "9",
     ]);

@@ -148,13 +148,14 @@ for number, (tags, moves) in enumerate(games(open(pgn_path, encoding="utf-8", er
     comments = [t[1:-1] for t in toks if t.startswith("{")]
     if comments:
         last = comments[-1]
-        for phrase in ("loses on time", "illegal move", "disconnects", "stalls", "connection stalls"):
+        for phrase in ("loses on time", "by timeout", "illegal move", "disconnects", "stalls"):
             if phrase in last:
                 desc = last
                 break
     terms[term or "normal"] += 1
     kind = None
-    if term == "time forfeit" or "loses on time" in desc:
+    # a flag against a side that cannot mate is "Draw by timeout": still a forfeit
+    if term == "time forfeit" or "loses on time" in desc or "by timeout" in desc:
         kind = "forfeit"
     elif term == "illegal move" or "illegal move" in desc:
         kind = "illegal"
@@ -203,7 +204,6 @@ for number, (tags, moves) in enumerate(games(open(pgn_path, encoding="utf-8", er
 # runner log: warnings, failures the PGN might not show, engine errors, exact clocks
 warnings, info_errors, go_min = Counter(), Counter(), None
 log_fail = Counter()
-finished = 0
 debug_log = False      # cutechess -debug lines: "<ms> >name(id): command" / "<ms> <name(id): output"
 if log_path:
     for line in open(log_path, encoding="utf-8", errors="replace"):
@@ -211,8 +211,7 @@ if log_path:
         if re.match(r"\d+ [<>]", line):
             debug_log = True
         if line.startswith("Finished game"):
-            finished += 1
-            for phrase, k in (("loses on time", "forfeit"), ("illegal move", "illegal"),
+            for phrase, k in (("loses on time", "forfeit"), ("by timeout", "forfeit"), ("illegal move", "illegal"),
                               ("disconnects", "crash"), ("stalls", "stall")):
                 if phrase in line:
                     log_fail[k] += 1
@@ -346,7 +345,8 @@ for threads in "${THREAD_LIST[@]}"; do
         pgn=$RUN_DIR/$label.pgn
         log=$RUN_DIR/$label.log
         err=$RUN_DIR/$label.stderr
-        busy=$(( CONCURRENCY * threads * (ponder == on ? 2 : 1) ))
+        per_side=1; [[ $ponder == on ]] && per_side=2
+        busy=$(( CONCURRENCY * threads * per_side ))
         if (( busy > CORES )); then
             echo "soak: warning: $label keeps up to $busy threads busy on $CORES cores; clocks will suffer"
         fi
@@ -361,19 +361,20 @@ for threads in "${THREAD_LIST[@]}"; do
                   -openings file="$BOOK" format=epd order=random
                   -repeat -games 2 -rounds $((GAMES / 2))
                   -srand "$SEED"
-                  -concurrency "$CONCURRENCY"
+                  -concurrency "$CONCURRENCY" -ratinginterval 10
                   -event "Qilin soak $label"
                   -pgnout "$pgn")
-            [[ $DEBUG == 1 ]] && args+=(-debug)
+            # plain `-debug` is rejected by cutechess 1.5.1 on Qt 6 ("Empty value for option");
+            # `-debug all` works and also sends `debug on` to the engines
+            [[ $DEBUG == 1 ]] && args+=(-debug all)
             printf '%q ' "$CUTECHESS_BIN" "${args[@]}" >"$log.cmd"; echo >>"$log.cmd"
-            # the log keeps everything; the terminal only the progress lines
-            "$CUTECHESS_BIN" "${args[@]}" >"$log" 2>&1 &
-            cc_pid=$!
-            tail -n +1 --pid=$cc_pid -f "$log" 2>/dev/null \
-                | grep --line-buffered -E '^(Score of|Warning|Critical|Fatal)' || true &
-            tail_pid=$!
-            wait $cc_pid || rc=$?
-            wait $tail_pid 2>/dev/null || true
+            # the log keeps everything; the terminal gets the score lines and warnings
+            set +e
+            "$CUTECHESS_BIN" "${args[@]}" 2>&1 | tee "$log" \
+                | grep --line-buffered -E '^(Score of|Elo difference|Warning|Critical|Fatal)'
+            statuses=("${PIPESTATUS[@]}")
+            set -e
+            rc=${statuses[0]}
             touch "$pgn"
         else
             args=(--engine "$ENGINE" --opponent "$OPPONENT" --engine-name qilin-a --opponent-name qilin-b

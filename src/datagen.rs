@@ -1,23 +1,24 @@
 //! `qilin datagen`: self-play games at a fixed node budget per move, several
-//! games at once (one per thread), written as `data::Record`s.
+//! games at once (one per thread), written whole (start position, and a move
+//! and a score per ply, then the result) into numbered chunk files of a run
+//! folder (`crate::data`: a run cut short loses at most the chunk in
+//! progress, and the same command resumes it).
 //!
 //! Each game starts from a random book position (or the start position) and
-//! a few random legal plies. A position is kept when the side to move is not
-//! in check, the last move was not a capture, the move chosen is neither a
-//! capture nor a promotion, and the score is not a mate score: quiet
-//! positions, whose static evaluation should match the search. The result
-//! is the rules' verdict (mate, stalemate, repetition, fifty moves, dead
-//! position); to save time a game is also adjudicated when the score stays
-//! beyond ±`WIN_SCORE` for `WIN_PLIES` plies (the leader wins) or, after
-//! move 40, within ±`DRAW_SCORE` for `DRAW_PLIES` plies (a draw).
+//! a few random legal plies. The result is the rules' verdict (mate,
+//! stalemate, repetition, fifty moves, dead position); to save time a game is
+//! also adjudicated when the score stays beyond ±`WIN_SCORE` for `WIN_PLIES`
+//! plies (the leader wins) or, after move 40, within ±`DRAW_SCORE` for
+//! `DRAW_PLIES` plies (a draw). Which positions train what is decided when
+//! the data is read (`data::Filter`), not here.
 
-use crate::data::Record;
+use crate::data::{ChunkWriter, Filter, GameRecord, Ply};
 use crate::game::{Game, GameOver};
 use crate::search::report::Silent;
 use crate::search::tt::MATE_BOUND;
 use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
-use shakmaty::{CastlingMode, Chess, Color, Move, Position};
-use std::io::Write;
+use shakmaty::{CastlingMode, Chess, Color, Position};
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -31,12 +32,15 @@ const DRAW_AFTER_MOVE: u32 = 40;
 /// `qilin datagen`: self-play games for training data.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Settings {
-    /// File to write the positions to (32-byte records, see src/data.rs)
-    #[arg(long, value_name = "FILE")]
+    /// Run folder for the chunk files (created; a run found there is resumed)
+    #[arg(long, value_name = "DIR")]
     pub out: String,
-    /// Games to play
+    /// Games to play in all (a resumed run counts the games already written)
     #[arg(long, default_value_t = 1000)]
     pub games: u64,
+    /// Games in each chunk file: a run cut short loses at most one chunk
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
+    pub chunk_games: u64,
     /// Nodes searched for each move
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
@@ -52,6 +56,9 @@ pub struct Settings {
     /// Seed of the openings: the same seed plays the same games
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The commit the binary was built from, recorded in each chunk's metadata
+    #[arg(long, default_value = "unknown")]
+    pub commit: String,
 }
 
 /// A small deterministic generator (xorshift64*): openings must be
@@ -70,97 +77,117 @@ impl Rng {
     }
 }
 
+#[derive(Default)]
 struct Totals {
     games: AtomicU64,
+    /// Positions stored: every ply of every game.
     positions: AtomicU64,
+    /// Positions the quiet filter keeps (what trainers have used so far).
+    quiet: AtomicU64,
     white: AtomicU64,
     draws: AtomicU64,
     black: AtomicU64,
 }
 
-/// Runs the games; returns the number of positions written.
+impl Totals {
+    fn count(&self, game: &GameRecord) {
+        let quiet = Filter::quiet(MATE_BOUND);
+        let kept = game.positions().filter(|p| quiet.keeps(p)).count() as u64;
+        self.quiet.fetch_add(kept, Ordering::Relaxed);
+        self.positions
+            .fetch_add(game.plies.len() as u64, Ordering::Relaxed);
+        let counter = [&self.black, &self.draws, &self.white][usize::from(game.result.min(2))];
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.games.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn report(&self, started: Instant, threads: usize) {
+        let secs = started.elapsed().as_secs_f64().max(1e-3);
+        let positions = self.positions.load(Ordering::Relaxed);
+        let quiet = self.quiet.load(Ordering::Relaxed);
+        eprintln!(
+            "games {} (+{} ={} -{}) positions {positions} ({quiet} quiet) in {secs:.0} s: {:.0} positions/s ({:.0} quiet), {:.0} per thread",
+            self.games.load(Ordering::Relaxed),
+            self.white.load(Ordering::Relaxed),
+            self.draws.load(Ordering::Relaxed),
+            self.black.load(Ordering::Relaxed),
+            positions as f64 / secs,
+            quiet as f64 / secs,
+            positions as f64 / secs / threads as f64,
+        );
+    }
+}
+
+/// The start positions of the games: a book's, or the start position.
+fn load_book(path: Option<&str>) -> Result<Vec<Chess>, String> {
+    let Some(path) = path else {
+        return Ok(vec![Chess::default()]);
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let positions: Vec<Chess> = text
+        .lines()
+        .filter_map(|l| Game::from_fen(l.trim(), CastlingMode::Standard).ok())
+        .map(|g| g.position().clone())
+        .collect();
+    if positions.is_empty() {
+        return Err(format!("{path}: no usable position"));
+    }
+    Ok(positions)
+}
+
+/// Runs the games into the run folder, resuming after its complete chunks;
+/// returns the totals of the games played now.
 pub fn run(settings: &Settings) -> Result<u64, String> {
-    let book: Vec<Chess> = match &settings.book {
-        None => vec![Chess::default()],
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            let positions: Vec<Chess> = text
-                .lines()
-                .filter_map(|l| Game::from_fen(l.trim(), CastlingMode::Standard).ok())
-                .map(|g| g.position().clone())
-                .collect();
-            if positions.is_empty() {
-                return Err(format!("{path}: no usable position"));
-            }
-            positions
-        }
-    };
-    let file =
-        std::fs::File::create(&settings.out).map_err(|e| format!("{}: {e}", settings.out))?;
-    let writer = Mutex::new(std::io::BufWriter::new(file));
-    let totals = Totals {
-        games: AtomicU64::new(0),
-        positions: AtomicU64::new(0),
-        white: AtomicU64::new(0),
-        draws: AtomicU64::new(0),
-        black: AtomicU64::new(0),
-    };
-    let next_game = AtomicU64::new(0);
+    let book = load_book(settings.book.as_deref())?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let chunks = ChunkWriter::open(
+        Path::new(&settings.out),
+        settings.chunk_games,
+        &settings.commit,
+        &command,
+    )
+    .map_err(|e| format!("{}: {e}", settings.out))?;
+    let first = chunks.games_done();
+    if first > 0 {
+        eprintln!("{}: resuming after game {first}", settings.out);
+    }
+    let chunks = Mutex::new(chunks);
+    let totals = Totals::default();
+    let next_game = AtomicU64::new(first);
     let started = Instant::now();
     let failure: Mutex<Option<String>> = Mutex::new(None);
+    let threads = usize::from(settings.threads);
     std::thread::scope(|scope| {
-        for _ in 0..settings.threads {
+        for _ in 0..threads {
             scope.spawn(|| {
+                let fail = |e: String| *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                 let Some(mut engine) = Engine::new(1, 16) else {
-                    *failure.lock().unwrap_or_else(|e| e.into_inner()) =
-                        Some("cannot allocate 16 MB".into());
-                    return;
+                    return fail("cannot allocate 16 MB".into());
                 };
                 loop {
                     let index = next_game.fetch_add(1, Ordering::SeqCst);
-                    if index >= settings.games {
+                    if index >= settings.games
+                        || failure.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+                    {
                         return;
                     }
                     let mut rng = Rng::new(settings.seed ^ index.wrapping_mul(0x1000_0001));
                     // Each game from empty tables.
                     engine.clear();
-                    let Some((records, result)) = play_game(settings, &book, &mut rng, &engine)
-                    else {
-                        continue;
-                    };
-                    let mut buffer = Vec::with_capacity(records.len() * crate::data::RECORD_SIZE);
-                    for (position, score) in records {
-                        buffer.extend_from_slice(
-                            &Record {
-                                position,
-                                score,
-                                result,
-                            }
-                            .encode(),
-                        );
+                    let game = play_game(settings, &book, &mut rng, &engine);
+                    if let Some(game) = &game {
+                        totals.count(game);
                     }
-                    let n = (buffer.len() / crate::data::RECORD_SIZE) as u64;
-                    if let Err(e) = writer
+                    let added = chunks
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
-                        .write_all(&buffer)
-                    {
-                        *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.to_string());
-                        return;
+                        .add(index, game.as_ref());
+                    if let Err(e) = added {
+                        return fail(format!("{}: {e}", settings.out));
                     }
-                    let counter =
-                        [&totals.black, &totals.draws, &totals.white][usize::from(result)];
-                    counter.fetch_add(1, Ordering::SeqCst);
-                    let positions = totals.positions.fetch_add(n, Ordering::SeqCst) + n;
-                    let games = totals.games.fetch_add(1, Ordering::SeqCst) + 1;
-                    if games.is_multiple_of(100) || games == settings.games {
-                        report(
-                            &totals,
-                            positions,
-                            games,
-                            started,
-                            usize::from(settings.threads),
-                        );
+                    let games = totals.games.load(Ordering::Relaxed);
+                    if game.is_some() && games.is_multiple_of(100) {
+                        totals.report(started, threads);
                     }
                 }
             });
@@ -169,43 +196,23 @@ pub fn run(settings: &Settings) -> Result<u64, String> {
     if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(e);
     }
-    writer
+    chunks
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
-        .flush()
-        .map_err(|e| e.to_string())?;
-    let positions = totals.positions.load(Ordering::SeqCst);
-    report(
-        &totals,
-        positions,
-        totals.games.load(Ordering::SeqCst),
-        started,
-        usize::from(settings.threads),
-    );
-    Ok(positions)
+        .finish()
+        .map_err(|e| format!("{}: {e}", settings.out))?;
+    totals.report(started, threads);
+    Ok(totals.positions.load(Ordering::SeqCst))
 }
 
-fn report(totals: &Totals, positions: u64, games: u64, started: Instant, threads: usize) {
-    let secs = started.elapsed().as_secs_f64().max(1e-3);
-    eprintln!(
-        "games {games} (+{} ={} -{}) positions {positions} in {secs:.0} s: {:.0} positions/s, {:.0} per thread",
-        totals.white.load(Ordering::Relaxed),
-        totals.draws.load(Ordering::Relaxed),
-        totals.black.load(Ordering::Relaxed),
-        positions as f64 / secs,
-        positions as f64 / secs / threads as f64,
-    );
-}
-
-/// Plays one game; returns the kept positions with their White-relative
-/// scores, and the result (0 Black wins, 1 draw, 2 White wins). `None` when
-/// the opening left no game to play.
+/// Plays one game from a random opening: every ply with its White-relative
+/// score, and the result. `None` when the opening left no game to play.
 fn play_game(
     settings: &Settings,
     book: &[Chess],
     rng: &mut Rng,
     engine: &Engine,
-) -> Option<(Vec<(Chess, i16)>, u8)> {
+) -> Option<GameRecord> {
     let mut game = Game::new(book[rng.below(book.len())].clone(), CastlingMode::Standard);
     for _ in 0..settings.random_plies {
         let moves = game.position().legal_moves();
@@ -219,10 +226,9 @@ fn play_game(
         ..SearchLimits::default()
     };
     let signals = Signals::default();
-    let mut kept = Vec::new();
+    let start = game.position().clone();
+    let mut plies = Vec::new();
     let (mut win_run, mut draw_run) = (0usize, 0usize);
-    let mut last: Option<Move> = None;
-    let mut ply = 0;
     let result = loop {
         let status = game.rule_status();
         if let Some(end) = status.ended.first() {
@@ -250,20 +256,15 @@ fn play_game(
             -score
         };
         // An opening the random plies spoiled teaches nothing.
-        if ply == 0 && white.abs() > WIN_SCORE {
+        if plies.is_empty() && white.abs() > WIN_SCORE {
             return None;
         }
-        let quiet = !pos.is_check()
-            && !best.is_capture()
-            && !best.is_promotion()
-            && !last.is_some_and(|m| m.is_capture())
-            && score.abs() < MATE_BOUND;
-        if quiet {
-            kept.push((
-                pos.clone(),
-                white.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16,
-            ));
-        }
+        // The last ply before an adjudication is kept too: its move was
+        // chosen and scored, only not played.
+        plies.push(Ply {
+            played: best,
+            score: white.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16,
+        });
         win_run = if white.abs() >= WIN_SCORE {
             win_run + 1
         } else {
@@ -281,8 +282,10 @@ fn play_game(
             break 1;
         }
         game.play(best);
-        last = Some(best);
-        ply += 1;
     };
-    Some((kept, result))
+    Some(GameRecord {
+        start,
+        plies,
+        result,
+    })
 }

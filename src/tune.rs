@@ -8,16 +8,19 @@
 //! coefficients; the gradient is summed in parallel on the rayon pool.
 //! Writes `src/eval/weights.rs`.
 
-use crate::data;
+use crate::data::{self, Filter};
 use crate::eval::params::{self, COUNT, SECTIONS};
 use crate::eval::{PHASE_MAX, SCALE_MAX};
+use crate::search::tt::MATE_BOUND;
 use rayon::prelude::*;
+use std::path::Path;
 use std::time::Instant;
 
 /// `qilin tune`: fits the evaluation weights to self-play data.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Settings {
-    /// Data files (32-byte records), comma-separated or the option repeated
+    /// Data: run folders of `datagen`, game files or legacy 32-byte record files;
+    /// comma-separated or the option repeated
     #[arg(
         long,
         value_name = "FILE[,FILE...]",
@@ -171,18 +174,37 @@ fn fit(s: &Settings) -> Result<(), String> {
     Ok(())
 }
 
-/// Every position of the data files as the model sees it.
+/// Every quiet position of the data (files or run folders) as the model
+/// sees it.
 fn load_entries(paths: &[String]) -> Result<Vec<Entry>, String> {
-    let mut records = Vec::new();
+    let mut positions = Vec::new();
     for path in paths {
-        let (mut r, bad) = data::read_file(path).map_err(|e| format!("{path}: {e}"))?;
-        eprintln!("{path}: {} positions, {bad} unreadable", r.len());
-        records.append(&mut r);
+        let files = data::training_files(Path::new(path)).map_err(|e| format!("{path}: {e}"))?;
+        let before = positions.len();
+        for file in &files {
+            let reader =
+                data::open_training(file, Filter::quiet(MATE_BOUND)).map_err(|e| e.to_string())?;
+            for item in reader {
+                match item {
+                    Ok(p) => positions.push(p),
+                    // A damaged or cut-short end: keep what came before it.
+                    Err(e) => {
+                        eprintln!("{}: {e}; the rest of the file is skipped", file.display());
+                        break;
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "{path}: {} positions in {} file(s)",
+            positions.len() - before,
+            files.len()
+        );
     }
-    let entries: Vec<Entry> = records
+    let entries: Vec<Entry> = positions
         .par_iter()
-        .filter_map(|r| {
-            let (trace, phase, scale) = crate::eval::trace(&r.position)?;
+        .filter_map(|p| {
+            let (trace, phase, scale) = crate::eval::trace(&p.position)?;
             let coeffs = trace
                 .coeffs
                 .iter()
@@ -195,8 +217,8 @@ fn load_entries(paths: &[String]) -> Result<Vec<Entry>, String> {
                 coeffs,
                 mg,
                 eg: (1.0 - mg) * f64::from(scale) / f64::from(SCALE_MAX),
-                result: f64::from(r.result) / 2.0,
-                score: f64::from(r.score),
+                result: f64::from(p.result) / 2.0,
+                score: f64::from(p.score),
             })
         })
         .collect();

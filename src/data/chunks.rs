@@ -246,6 +246,26 @@ fn tmp_name(name: &str) -> String {
 }
 
 /// `Some(n)` for `chunk-n.<extension>`.
+/// The data files a path names: a run folder's complete chunks in order, or
+/// the one file itself.
+pub fn training_files(path: &Path) -> io::Result<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut chunks = Vec::new();
+    for entry in fs::read_dir(path)? {
+        let name = entry?.file_name();
+        if let Some(number) = name.to_str().and_then(|n| chunk_number(n, EXTENSION)) {
+            chunks.push(number);
+        }
+    }
+    chunks.sort_unstable();
+    Ok(chunks
+        .into_iter()
+        .map(|n| path.join(chunk_name(n)))
+        .collect())
+}
+
 fn chunk_number(name: &str, extension: &str) -> Option<u32> {
     let digits = name
         .strip_prefix("chunk-")?

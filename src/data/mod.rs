@@ -16,7 +16,7 @@ mod record;
 mod testutil;
 mod training;
 
-pub use chunks::{ChunkWriter, read_chunk};
+pub use chunks::{ChunkWriter, read_chunk, training_files};
 pub use games::{GameReader, GameRecord, GameWriter, Ply};
-pub use record::{RECORD_SIZE, Record, read_file};
+pub use record::{RECORD_SIZE, Record};
 pub use training::{Filter, LegacyReader, TrainingPosition, TrainingReader, open_training};

@@ -141,23 +141,6 @@ pub(crate) fn decode_position(bytes: &[u8; POSITION_SIZE], mode: CastlingMode) -
     Chess::from_setup(setup, mode).ok()
 }
 
-/// Reads every record of a data file; records that do not decode are skipped
-/// and counted.
-pub fn read_file(path: &str) -> std::io::Result<(Vec<Record>, usize)> {
-    let bytes = std::fs::read(path)?;
-    let mut bad = 0;
-    let records = bytes
-        .chunks_exact(RECORD_SIZE)
-        .filter_map(|chunk| {
-            let array: &[u8; RECORD_SIZE] = chunk.try_into().ok()?;
-            let r = Record::decode(array);
-            bad += usize::from(r.is_none());
-            r
-        })
-        .collect();
-    Ok((records, bad))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
