@@ -37,6 +37,8 @@ use std::time::{Duration, Instant};
 const READY_WITHIN: Duration = Duration::from_millis(100);
 /// UCI-NOTES: after `quit` (or end of input), exit within a second.
 const EXIT_WITHIN: Duration = Duration::from_secs(1);
+/// The first `readyok` of a new process: start-up, not `isready`, is timed.
+const STARTUP_WITHIN: Duration = Duration::from_secs(5);
 /// `stop` → `bestmove` in the races. search.rs measures the latency of
 /// `stop` closely; here a search only has to end, so the bound is loose.
 const STOP_WITHIN: Duration = Duration::from_secs(1);
@@ -240,12 +242,14 @@ impl Gui {
         Gui::with(Engine::from_command(command), context)
     }
 
-    /// `start` and `setoption name Threads value <threads>`.
+    /// `start`, `setoption name Threads value <threads>`, and a first
+    /// `isready` (start-up is not what the latency limits are about).
     fn with_threads(threads: u32, context: impl Into<String>) -> Gui {
         let mut gui = Gui::start(context);
         if threads != 1 {
             gui.send(&format!("setoption name Threads value {threads}"));
         }
+        gui.ready(STARTUP_WITHIN);
         gui
     }
 
@@ -942,7 +946,7 @@ fn isready_after_mid_search(command: &str) {
         let pos = setup(spec);
         let mut gui = Gui::start(format!("`{go}`, then `{command}`, then isready"));
         gui.send(&format!("position {spec}"));
-        gui.ready(Duration::from_secs(5));
+        gui.ready(STARTUP_WITHIN);
         gui.send(go);
         gui.quiet(Duration::from_millis(100), "before stop");
         gui.send(command);
@@ -1016,7 +1020,7 @@ fn a_go_with_an_unusable_limit_ends_by_itself() {
                     let go = format!("go {fields}");
                     let mut gui = Gui::start(format!("`{go}` (White to move)"));
                     gui.send("position startpos");
-                    gui.ready(Duration::from_secs(5));
+                    gui.ready(STARTUP_WITHIN);
                     let sent = Instant::now();
                     gui.send(&go);
                     let out = gui.read_until(Duration::from_secs(2), "bestmove", |l| {
@@ -1032,7 +1036,9 @@ fn a_go_with_an_unusable_limit_ends_by_itself() {
                     {
                         gui.fail(format!("no `info string error` line names `{field}`"));
                     }
-                    let (after, _) = gui.ready(READY_WITHIN);
+                    // Six engines share two cores here, so this isready
+                    // only synchronises (the latency is tested elsewhere).
+                    let (after, _) = gui.ready(Duration::from_secs(1));
                     if let Some(b) = bestmoves(&after).first() {
                         gui.fail(format!("a second bestmove: {b}"));
                     }
@@ -1235,10 +1241,11 @@ fn duplicate_searchmoves_are_one_move() {
         let lines: Vec<&String> = out
             .iter()
             .filter(|l| l.starts_with(&prefix) && l.contains(" pv "))
+            .filter(|l| !l.contains(" lowerbound") && !l.contains(" upperbound"))
             .collect();
         if lines.len() != 1 {
             gui.fail(format!(
-                "depth {depth}: {} lines with a pv, want one (one root move): {lines:#?}",
+                "depth {depth}: {} exact lines with a pv, want one (one root move): {lines:#?}",
                 lines.len()
             ));
         }
@@ -1284,7 +1291,7 @@ fn a_fresh_engine_answers_within_a_30_ms_clock() {
     let pos = setup(&format!("fen {fen}"));
     let mut gui = Gui::start("fresh engine, `go wtime 30 btime 30`");
     gui.send(&format!("position fen {fen}"));
-    gui.ready(Duration::from_secs(5));
+    gui.ready(STARTUP_WITHIN);
     let sent = Instant::now();
     gui.send("go wtime 30 btime 30");
     let out = gui.read_until(Duration::from_secs(2), "bestmove", |l| {
@@ -1332,7 +1339,7 @@ fn huge_clock_values_do_not_break_the_search() {
         let go = format!("go {fields}");
         let mut gui = Gui::start(format!("`{go}`"));
         gui.send("position startpos");
-        gui.ready(Duration::from_secs(5));
+        gui.ready(STARTUP_WITHIN);
         gui.send(&go);
         let mut out = Vec::new();
         let waited = Instant::now() + Duration::from_millis(200);
@@ -1395,6 +1402,7 @@ fn nothing_is_printed_before_uci_for_an_xboard_probe() {
 fn error_lines_are_info_strings() {
     let _serial = serial();
     let mut gui = Gui::start("bad input");
+    gui.ready(STARTUP_WITHIN);
     for line in [
         "frobnicate",
         "setoption name Nope value 1",
@@ -1464,7 +1472,7 @@ fn debug_on_echoes_received_lines() {
     let _serial = serial();
     let mut gui = Gui::start("debug on");
     gui.send("debug on");
-    gui.ready(READY_WITHIN);
+    gui.ready(STARTUP_WITHIN);
     let line = "position startpos moves e2e4";
     gui.send(line);
     let (out, _) = gui.ready(READY_WITHIN);
