@@ -65,7 +65,7 @@ DATA ?= engine-tests/out/selfplay.bin
 GAMES ?= 8000
 NODES ?= 5000
 THREADS ?= 2
-BOOK ?= ../shared/books/8moves_2000.epd
+BOOK ?= engine-tests/books/8moves_2000.epd
 SEED ?= 101
 EPOCHS ?= 3000
 datagen: build

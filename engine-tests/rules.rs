@@ -979,6 +979,48 @@ fn no_claim_after_a_mating_move() {
     assert_eq!(bestmove(&lines), "a1a7");
 }
 
+/// A move that ends the game leaves nothing to claim (RULES.md §4: fivefold,
+/// seventy-five moves and stalemate are automatic): no "after" line.
+#[test]
+fn no_claim_after_a_move_that_ends_the_game() {
+    let cases = [
+        // The move makes the clock 150.
+        ("fen 4k3/8/8/8/8/8/8/R3K3 w - - 149 80", "a1a2"),
+        // The move stalemates at clock 100.
+        ("fen 7k/8/5K2/8/8/8/8/6Q1 w - - 99 80", "g1g6"),
+        // The move brings the start position for the fifth time.
+        (
+            &format!("startpos moves {SHUFFLE} {SHUFFLE} {SHUFFLE} g1f3 g8f6 f3g1"),
+            "f6g8",
+        ),
+    ];
+    for (spec, m) in cases {
+        let mut e = engine_at(spec);
+        let lines = go(&mut e, &format!("depth 1 searchmoves {m}"));
+        assert_eq!(
+            claims_after(&lines),
+            Vec::<&str>::new(),
+            "position {spec}: {lines:#?}"
+        );
+        assert_eq!(bestmove(&lines), m, "position {spec}");
+    }
+}
+
+/// Qa3+ brings the position for the third time and every White move of the
+/// cycle was a check: the claim after the move names the perpetual check.
+#[test]
+fn perpetual_check_claim_after_move() {
+    let mut e = engine_at(
+        "fen 4k3/8/8/8/8/Q7/8/4K3 w - - 0 1 moves a3a4 e8e7 a4a3 e7e8 a3a4 e8e7 a4a3 e7e8 a3a4 e8e7",
+    );
+    let lines = go(&mut e, "depth 1 searchmoves a4a3");
+    assert_eq!(
+        claims_after(&lines),
+        ["info string draw claim: threefold repetition (perpetual check) after a4a3"],
+        "{lines:#?}"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Part B: `d` shows the rule lines
 // ---------------------------------------------------------------------------

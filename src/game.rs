@@ -263,23 +263,13 @@ impl Game {
 
     /// The claims that playing `m` would give: the position after it would
     /// stand for the third time, or the fifty moves would be complete. A move
-    /// that mates needs no claim.
+    /// that ends the game (checkmate, stalemate, fivefold repetition, the
+    /// seventy-five-move rule, a dead position) leaves nothing to claim; a
+    /// repetition reached by perpetual check is named as such.
     pub fn claims_after(&self, m: Move) -> Vec<Claim> {
         let mut next = self.clone();
         next.play(m);
-        if next.pos.is_checkmate() {
-            return Vec::new();
-        }
-        let mut claims = Vec::new();
-        if next.repetitions() >= 3 {
-            claims.push(Claim::ThreefoldRepetition {
-                perpetual_check: false,
-            });
-        }
-        if next.pos.halfmoves() >= 100 {
-            claims.push(Claim::FiftyMoves);
-        }
-        claims
+        next.rule_status().claims
     }
 }
 
@@ -438,6 +428,60 @@ mod tests {
         );
         let other = g.parse_move("e7e5").expect("legal");
         assert!(g.claims_after(other).is_empty());
+    }
+
+    /// A move that ends the game leaves nothing to claim: the game is over
+    /// by the rules (RULES.md §4), so no "draw claim: … after" may be printed.
+    #[test]
+    fn no_claim_after_a_move_that_reaches_seventy_five_moves() {
+        let g = game("4k3/8/8/8/8/8/8/R3K3 w - - 149 80", "");
+        let m = g.parse_move("a1a2").expect("legal");
+        assert_eq!(g.claims_after(m), Vec::<Claim>::new());
+        // Already over (clock far past 150): still nothing to claim.
+        let g = game("4k3/8/8/8/8/8/8/4KR2 w - - 4294967295 1", "");
+        let m = g.parse_move("f1f2").expect("legal");
+        assert_eq!(g.claims_after(m), Vec::<Claim>::new());
+    }
+
+    #[test]
+    fn no_claim_after_a_move_that_makes_a_fivefold_repetition() {
+        let moves = format!("{} g1f3 g8f6 f3g1", [KNIGHT_SHUFFLE; 3].join(" "));
+        let g = game("startpos", &moves);
+        assert_eq!(g.repetitions(), 4, "the start position stood 4 times");
+        let m = g.parse_move("f6g8").expect("legal");
+        assert_eq!(g.claims_after(m), Vec::<Claim>::new());
+    }
+
+    #[test]
+    fn no_claim_after_a_stalemating_move() {
+        // Qg1-g6 stalemates the king on h8 with the move that makes the clock 100.
+        let g = game("7k/8/5K2/8/8/8/8/6Q1 w - - 99 80", "");
+        let m = g.parse_move("g1g6").expect("legal");
+        let mut after = g.clone();
+        after.play(m);
+        assert_eq!(after.rule_status().ended, vec![GameOver::Stalemate]);
+        assert_eq!(g.claims_after(m), Vec::<Claim>::new());
+        // Any other quiet queen move completes the fifty moves: a claim.
+        let m = g.parse_move("g1g2").expect("legal");
+        assert_eq!(g.claims_after(m), vec![Claim::FiftyMoves]);
+    }
+
+    #[test]
+    fn claim_after_a_move_names_perpetual_check() {
+        // Qa4+ Ke7 Qa3+ Ke8 twice, then Qa4+ Ke7 and Qa3+ again: the
+        // position after it stands for the third time, and every White move
+        // since its first time was a check.
+        let g = game(
+            "4k3/8/8/8/8/Q7/8/4K3 w - - 0 1",
+            "a3a4 e8e7 a4a3 e7e8 a3a4 e8e7 a4a3 e7e8 a3a4 e8e7",
+        );
+        let m = g.parse_move("a4a3").expect("legal");
+        assert_eq!(
+            g.claims_after(m),
+            vec![Claim::ThreefoldRepetition {
+                perpetual_check: true
+            }]
+        );
     }
 
     #[test]

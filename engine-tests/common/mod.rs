@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 pub const TIMEOUT: Duration = Duration::from_secs(20);
@@ -21,11 +21,18 @@ impl Engine {
     }
 
     pub fn with_args(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_qilin"))
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_qilin"));
+        command.args(args);
+        Engine::from_command(command)
+    }
+
+    /// Starts `command` (which must run the engine, perhaps through a
+    /// wrapper such as `sh -c 'ulimit …; exec …'`) with piped input and
+    /// output; stderr is as `command` sets it (inherited by default).
+    pub fn from_command(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
             .spawn()
             .expect("start the engine");
         let stdout = child.stdout.take().expect("stdout");
@@ -53,6 +60,17 @@ impl Engine {
         stdin.flush().expect("flush");
     }
 
+    /// Sends one line; an error (the engine has gone, its input is closed)
+    /// comes back to the caller instead of a panic.
+    pub fn try_send(&mut self, line: &str) -> std::io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| std::io::Error::other("engine input already closed"))?;
+        stdin.write_all(format!("{line}\n").as_bytes())?;
+        stdin.flush()
+    }
+
     pub fn send(&mut self, line: &str) {
         self.send_raw(format!("{line}\n").as_bytes());
     }
@@ -60,6 +78,12 @@ impl Engine {
     /// The next line, or `None` after `timeout`.
     pub fn next_line(&mut self, timeout: Duration) -> Option<String> {
         self.lines.recv_timeout(timeout).ok()
+    }
+
+    /// The next line, `Err(Timeout)` after `timeout`, or `Err(Disconnected)`
+    /// once the engine's output has closed and every line was read.
+    pub fn recv(&mut self, timeout: Duration) -> Result<String, RecvTimeoutError> {
+        self.lines.recv_timeout(timeout)
     }
 
     /// Lines up to and including the first that satisfies `done`.
@@ -119,6 +143,16 @@ impl Engine {
             .filter(|m| m != "Nodes searched")
             .collect();
         (moves, total)
+    }
+
+    /// Closes stdin (end of input) without waiting.
+    pub fn close_input(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The engine's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Closes stdin and waits for the engine to exit.

@@ -42,7 +42,11 @@ try:
 except ImportError:  # pragma: no cover - only hit outside the lab venv
     chess = None  # type: ignore[assignment]
 
-DEFAULT_BOOK = "/work/shared/books/8moves_2000.epd"
+# The book kept in the repository (engine-tests/books), found from this file so that
+# the default works from any working directory.
+DEFAULT_BOOK = os.path.relpath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "books", "8moves_2000.epd")
+)
 SPRT_ALPHA = 0.05
 SPRT_BETA = 0.05
 Z95 = 1.959963984540054
