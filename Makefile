@@ -58,19 +58,20 @@ sprt: build lab-venv
 	$(LAB_VENV)/bin/python engine-tests/lab/match.py --engine ./$(EXE) --engine-name new \
 	  --opponent "$$base" --opponent-name base --tc $(TC) --sprt $(ELO0) $(ELO1) --games 20000 $(ARGS)
 
-# Self-play data and the evaluation fit (README "The evaluation"):
-#   make datagen GAMES=8000 DATA=engine-tests/out/selfplay.bin
-#   make tune DATA=engine-tests/out/selfplay.bin      (rewrites src/eval/weights.rs)
-DATA ?= engine-tests/out/selfplay.bin
+# Self-play data and the evaluation fit (README "The evaluation"): a run
+# folder of chunk files; the same command resumes a run that was stopped.
+#   make datagen GAMES=8000 DATA=data/runs/my-run
+#   make tune DATA=data/runs/my-run       (rewrites src/eval/weights.rs)
+DATA ?= engine-tests/out/selfplay
 GAMES ?= 8000
 NODES ?= 5000
 THREADS ?= 2
 BOOK ?= engine-tests/books/8moves_2000.epd
 SEED ?= 101
 EPOCHS ?= 3000
+COMMIT = $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 datagen: build
-	mkdir -p $(dir $(DATA))
-	./$(EXE) datagen --out $(DATA) --games $(GAMES) --nodes $(NODES) --threads $(THREADS) --book $(BOOK) --seed $(SEED)
+	./$(EXE) datagen --out $(DATA) --games $(GAMES) --nodes $(NODES) --threads $(THREADS) --book $(BOOK) --seed $(SEED) --commit $(COMMIT)
 
 tune: build
 	./$(EXE) tune --data $(DATA) --from-scratch --epochs $(EPOCHS) --threads $(THREADS) --out src/eval/weights.rs

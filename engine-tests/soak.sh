@@ -27,8 +27,11 @@ usage: engine-tests/soak.sh [options]          (each option also as an env var)
   -o, --out DIR           output folder                    OUT          engine-tests/out/soak
       --seed N            opening order seed (random)      SEED
       --runner R          auto, cutechess or lab           RUNNER       auto
-      --debug             log all UCI traffic (cutechess -debug / lab --uci-log)
+                          (lab: engine-tests/lab/match.py with LAB_PY, default
+                          engine-tests/.venv/bin/python from `make lab-venv`; no pondering)
+      --debug             log all UCI traffic (cutechess -debug all / lab --uci-log)
                           and count "info string error" lines           DEBUG=1
+                          (big: about 300 KB per game at 1+0.01)
       --strict            also fail on runner warnings, engine stderr output
                           and "info string error" lines                  STRICT=1
       --summarise PGN [LOG]  only summarise an existing cutechess PGN (and log)
@@ -321,8 +324,8 @@ fi
 case $RUNNER in
     cutechess) ;;
     lab)
-        LAB_PY=$ROOT/engine-tests/.venv/bin/python
-        [[ -x $LAB_PY ]] || die "lab runner needs its venv: make lab-venv"
+        LAB_PY=${LAB_PY:-$ROOT/engine-tests/.venv/bin/python}
+        [[ -x $LAB_PY ]] || die "lab runner needs its venv: make lab-venv (or LAB_PY=python-with-chess)"
         for p in "${PONDER_LIST[@]}"; do
             [[ $p == off ]] || die "the lab runner (match.py) cannot ponder; install cutechess-cli for --ponder on"
         done ;;

@@ -23,14 +23,14 @@ struct Cli {
 enum Tool {
     /// Count the leaves of the move tree, move by move
     Perft(PerftArgs),
-    /// Search the bench positions to a fixed depth; last line: <nodes> nodes <nps> nps
+    /// Search the bench positions to a fixed depth; the last line gives the nodes and nodes per second
     Bench(BenchArgs),
     /// Search a position and show its best lines in SAN
     #[command(alias = "analyze")]
     Analyse(qilin::analyse::AnalyseArgs),
     /// The static evaluation of a position, term by term
     Eval(EvalArgs),
-    /// Play self-play games and write training positions
+    /// Play self-play games and write them whole into resumable chunk files
     Datagen(qilin::datagen::Settings),
     /// Fit the evaluation weights to self-play positions
     Tune(qilin::tune::Settings),
@@ -42,7 +42,7 @@ struct PerftArgs {
     #[arg(value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
     /// The position (default: the start position)
-    #[arg(value_name = "FEN", allow_hyphen_values = true)]
+    #[arg(value_name = "FEN")]
     fen: Vec<String>,
     /// Threads sharing the root moves
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -62,7 +62,7 @@ struct BenchArgs {
 #[derive(clap::Args)]
 struct EvalArgs {
     /// The position (default: the start position)
-    #[arg(value_name = "FEN", allow_hyphen_values = true)]
+    #[arg(value_name = "FEN")]
     fen: Vec<String>,
 }
 
@@ -86,12 +86,12 @@ fn main() -> ExitCode {
         }
         Some(Tool::Analyse(args)) => match qilin::analyse::run(&args) {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => usage_error(&e),
+            Err(e) => usage_error("analyse", &e),
         },
         Some(Tool::Eval(args)) => {
             let game = match game(&args.fen, CastlingMode::Standard) {
                 Ok(g) => g,
-                Err(e) => return usage_error(&e),
+                Err(e) => return usage_error("eval", &e),
             };
             for line in qilin::eval::describe(game.position()) {
                 println!("{line}");
@@ -111,7 +111,7 @@ fn perft(args: &PerftArgs) -> ExitCode {
     };
     let game = match game(&args.fen, mode) {
         Ok(g) => g,
-        Err(e) => return usage_error(&e),
+        Err(e) => return usage_error("perft", &e),
     };
     let pool = qilin::search::thread_pool(usize::from(args.threads));
     let stop = AtomicBool::new(false);
@@ -129,9 +129,14 @@ fn game(fen: &[String], mode: CastlingMode) -> Result<Game, String> {
 }
 
 /// A value clap accepted but the tool refused (a bad FEN or move): clap's
-/// own wording and exit code 2, like every other usage error.
-fn usage_error(message: &str) -> ExitCode {
-    let _ = Cli::command()
+/// own wording, the tool's usage and exit code 2, like every other usage
+/// error.
+fn usage_error(tool: &str, message: &str) -> ExitCode {
+    let mut cli = Cli::command();
+    cli.build();
+    let command = cli.find_subcommand_mut(tool).cloned().unwrap_or(cli);
+    let _ = command
+        .bin_name(format!("qilin {tool}"))
         .error(ErrorKind::ValueValidation, message)
         .print();
     ExitCode::from(2)

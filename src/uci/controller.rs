@@ -593,8 +593,9 @@ mod tests {
     }
 
     #[test]
-    fn huge_clocks_are_clocks() {
-        let g = go("go wtime 18446744073709551616 btime 5");
+    fn huge_clocks() {
+        // The largest u64 is a clock (the search saturates its sums)…
+        let g = go("go wtime 18446744073709551615 btime 5");
         assert_eq!(
             search_limits(&g, Color::White, 10).time,
             TimeLimit::Clock {
@@ -602,6 +603,12 @@ mod tests {
                 increment: 0,
                 moves_to_go: None
             }
+        );
+        // …one more is malformed, and the go still ends.
+        let g = go("go wtime 18446744073709551616");
+        assert_eq!(
+            search_limits(&g, Color::White, 10).time,
+            TimeLimit::MoveTime(FALLBACK_MOVETIME_MS)
         );
     }
 }

@@ -345,9 +345,9 @@ fn parse_go(args: &[&str]) -> Parsed {
 }
 
 /// The value of a numeric `go` field. Clocks may run negative in some GUIs:
-/// that is no time left. A number too long for 64 bits is the largest
-/// there is (a clock of 2^64 ms is as good as endless), not an error.
-/// `mate 0` asks for nothing and is refused.
+/// that is no time left. A number beyond 64 bits is malformed (no GUI means
+/// a clock of 585 million years), and `mate 0` asks for nothing: both are
+/// refused, and the `go` thinks as if the field were not there.
 fn go_number(key: &str, raw: &str) -> Option<u64> {
     let is_time = key.ends_with("time") || key.ends_with("inc");
     let digits = raw.strip_prefix('-').unwrap_or(raw);
@@ -359,7 +359,7 @@ fn go_number(key: &str, raw: &str) -> Option<u64> {
         // Only a clock may be negative.
         return is_time.then_some(0);
     }
-    let value = raw.parse::<u64>().unwrap_or(u64::MAX);
+    let value = raw.parse::<u64>().ok()?;
     if key == "mate" && value == 0 {
         return None;
     }

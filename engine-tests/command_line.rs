@@ -1,0 +1,108 @@
+//! The command line: every tool answers `--help`, a wrong option is one
+//! clear error with exit code 2, and the README's command table says what
+//! `--help` says (it is checked here, row by row).
+
+use std::process::{Command, Output};
+
+fn qilin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qilin"))
+        .args(args)
+        .output()
+        .expect("run qilin")
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = qilin(args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The tools `qilin --help` lists, with their one-line descriptions.
+fn tools() -> Vec<(String, String)> {
+    let help = stdout(&["--help"]);
+    help.lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| {
+            let (name, about) = l.trim().split_once(' ')?;
+            (name != "help").then(|| (name.to_string(), about.trim().to_string()))
+        })
+        .collect()
+}
+
+/// The README row for a tool, as its `--help` gives it.
+fn row(tool: &str, about: &str) -> String {
+    let help = stdout(&[tool, "--help"]);
+    let usage = help
+        .lines()
+        .find_map(|l| l.strip_prefix("Usage: "))
+        .unwrap_or_else(|| panic!("no usage line in {tool} --help"));
+    let options: Vec<String> = help
+        .lines()
+        .filter_map(|l| {
+            // `  -V, --version …` or `      --threads <THREADS> …`
+            let l = l.trim_start();
+            let short = !l.starts_with("--") && l.starts_with('-') && l.get(2..4) == Some(", ");
+            let l = if short {
+                l.get(4..).unwrap_or_default()
+            } else {
+                l
+            };
+            let name: String = l
+                .strip_prefix("--")?
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            (name != "help").then(|| format!("`--{name}`"))
+        })
+        .collect();
+    let options = if options.is_empty() {
+        "none".to_string()
+    } else {
+        options.join(", ")
+    };
+    format!("| `{usage}` | {about} | {options} |")
+}
+
+#[test]
+fn the_readme_table_is_what_help_says() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let tools = tools();
+    let names: Vec<&str> = tools.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["perft", "bench", "analyse", "eval", "datagen", "tune"]
+    );
+    for (tool, about) in &tools {
+        let row = row(tool, about);
+        assert!(
+            readme.lines().any(|l| l == row),
+            "README.md lacks the row\n{row}"
+        );
+    }
+}
+
+#[test]
+fn every_tool_answers_help_and_wrong_options_exit_2() {
+    for (tool, _) in tools() {
+        let help = stdout(&[&tool, "--help"]);
+        assert!(help.contains("Usage: qilin "), "{tool}: {help}");
+        let out = qilin(&[&tool, "--no-such-option"]);
+        assert_eq!(out.status.code(), Some(2), "{tool}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: unexpected argument '--no-such-option'"),
+            "{tool}: {err}"
+        );
+        assert_eq!(err.matches("error:").count(), 1, "{tool}: {err}");
+    }
+    // A value the tool refuses after parsing: the same wording and code.
+    let out = qilin(&["eval", "8/8/8/x"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: invalid fen '8/8/8/x'"), "{err}");
+    assert!(err.contains("Usage: qilin eval"), "{err}");
+    assert_eq!(stdout(&["--version"]).trim(), qilin::NAME);
+}
