@@ -83,6 +83,8 @@ impl SearchRequest {
 /// The limits of one search, with time turned into a budget.
 #[derive(Clone, Debug)]
 struct Limits {
+    /// A ponder search (the `pondering` flag says whether it still is).
+    ponder: bool,
     depth: i32,
     nodes: Option<u64>,
     mate: Option<u64>,
@@ -92,6 +94,7 @@ struct Limits {
 impl Limits {
     fn new(limits: &SearchLimits) -> Limits {
         Limits {
+            ponder: limits.ponder,
             depth: limits.depth.map_or(MAX_PLY as i32 - 1, |d| {
                 d.clamp(1, MAX_PLY as u32 - 1) as i32
             }),
@@ -119,8 +122,7 @@ pub struct Shared<'a> {
     pub multipv: usize,
     pub features: features::Features,
     start: Instant,
-    /// When the clock started, in µs after `start`: at `ponderhit` when pondering.
-    clock_origin_us: AtomicU64,
+    /// A ponder search before `ponderhit`: no time limit applies yet.
     pondering: AtomicBool,
     material: i32,
     /// The node count of the last lines reported.
@@ -135,12 +137,6 @@ impl Shared<'_> {
         self.start.elapsed()
     }
 
-    fn clock_elapsed(&self) -> Duration {
-        self.elapsed().saturating_sub(Duration::from_micros(
-            self.clock_origin_us.load(Ordering::Relaxed),
-        ))
-    }
-
     /// Polled by the workers every so often.
     fn should_stop(&self, main: bool, may_stop: bool) -> bool {
         if self.abort.load(Ordering::Relaxed) || self.signals.stop.load(Ordering::Relaxed) {
@@ -151,9 +147,11 @@ impl Shared<'_> {
         }
         if self.pondering.load(Ordering::Relaxed) && self.signals.ponderhit.load(Ordering::Relaxed)
         {
-            // The opponent played the expected move: our clock runs from now.
-            self.clock_origin_us
-                .store(self.elapsed().as_micros() as u64, Ordering::Relaxed);
+            // The opponent played the expected move: the time limits apply
+            // from now on, to the time since `go ponder`. The GUI's clock
+            // for us only started at `ponderhit`, so the time spent
+            // pondering counts as thinking already done: a search that
+            // pondered longer than its budget moves at once.
             self.pondering.store(false, Ordering::Relaxed);
         }
         if !may_stop {
@@ -163,11 +161,14 @@ impl Shared<'_> {
             .limits
             .nodes
             .is_some_and(|n| self.nodes.load(Ordering::Relaxed) >= n);
+        let elapsed = self.elapsed();
         let out_of_time = !self.pondering.load(Ordering::Relaxed)
-            && self
-                .limits
-                .budget
-                .is_some_and(|b| self.clock_elapsed() >= b.hard);
+            && self.limits.budget.is_some_and(|b| {
+                // After a ponderhit the soft bound ends the search where it
+                // stands: it has searched longer than any iteration end
+                // would have let it.
+                elapsed >= b.hard || (self.limits.ponder && elapsed >= b.soft)
+            });
         if out_of_nodes || out_of_time {
             self.abort.store(true, Ordering::Relaxed);
             return true;
@@ -214,7 +215,7 @@ impl Shared<'_> {
             let soft = Duration::try_from_secs_f64(budget.soft.as_secs_f64() * factor)
                 .unwrap_or(Duration::MAX)
                 .min(budget.hard);
-            return self.clock_elapsed() >= soft;
+            return self.elapsed() >= soft;
         }
         false
     }
@@ -370,7 +371,6 @@ fn shared_state<'a>(
         multipv: request.multipv.max(1),
         features: features::Features::from_env(),
         start: Instant::now(),
-        clock_origin_us: AtomicU64::new(0),
         pondering: AtomicBool::new(request.limits.ponder),
         material: material_count(pos),
         reported_nodes: AtomicU64::new(u64::MAX),
