@@ -2,7 +2,14 @@
 # `make run` starts it in UCI mode, `make test` runs what CI runs.
 EXE ?= qilin
 CARGO ?= cargo
-RUSTFLAGS_NATIVE ?=
+# The CPU to build for: `native` (this machine: popcnt, BMI2, AVX2 where it
+# has them, as engines built from source do) or a portable level: x86-64,
+# x86-64-v2 (popcnt), x86-64-v3 (AVX2, BMI2), x86-64-v4 (AVX-512). Every
+# target (build, clippy, tests) uses the same flags, so cargo's cache stays
+# valid between them; RUSTFLAGS from the environment wins over ARCH.
+ARCH ?= native
+RUSTFLAGS ?= -C target-cpu=$(ARCH)
+export RUSTFLAGS
 
 .PHONY: all build run test fmt-check clippy unit-and-engine-tests clean lab-venv match sprt datagen tune
 

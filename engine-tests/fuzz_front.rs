@@ -18,7 +18,7 @@
 //!   answering `isready`, and afterwards still plays a legal move.
 
 mod common;
-use common::Engine;
+use common::{Engine, shape_fault};
 use proptest::prelude::*;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position};
@@ -128,61 +128,6 @@ const COMMANDS: [&str; 17] = [
     "help",
     "xboard",
 ];
-
-const INFO_KEYWORDS: [&str; 17] = [
-    "depth",
-    "seldepth",
-    "time",
-    "nodes",
-    "pv",
-    "multipv",
-    "score",
-    "currmove",
-    "currmovenumber",
-    "hashfull",
-    "nps",
-    "tbhits",
-    "sbhits",
-    "cpuload",
-    "string",
-    "refutation",
-    "currline",
-];
-
-fn is_move_text(t: &str) -> bool {
-    let b = t.as_bytes();
-    (b.len() == 4 || b.len() == 5)
-        && (b'a'..=b'h').contains(&b[0])
-        && (b'1'..=b'8').contains(&b[1])
-        && (b'a'..=b'h').contains(&b[2])
-        && (b'1'..=b'8').contains(&b[3])
-        && (b.len() == 4 || b"nbrq".contains(&b[4]))
-}
-
-/// What is wrong with one output line, whatever it answers.
-fn shape_fault(l: &str) -> Option<&'static str> {
-    let t: Vec<&str> = l.split(' ').collect();
-    if l.contains('\r') {
-        Some("carriage return")
-    } else if l.contains("internal error") {
-        Some("internal error")
-    } else if l.to_lowercase().contains("error") && !l.starts_with("info string ") {
-        Some("an error outside `info string`")
-    } else if l.starts_with("info")
-        && !(t[0] == "info" && t.len() > 1 && INFO_KEYWORDS.contains(&t[1]))
-    {
-        Some("`info` without a UCI info keyword")
-    } else if l.starts_with("bestmove")
-        && !(t[0] == "bestmove"
-            && t.len() > 1
-            && (t[1] == "(none)" || is_move_text(t[1]))
-            && (t.len() == 2 || (t.len() == 4 && t[2] == "ponder" && is_move_text(t[3]))))
-    {
-        Some("not `bestmove <move> [ponder <move>]`")
-    } else {
-        None
-    }
-}
 
 /// The engine and the count of `go` and `bestmove` over its whole life.
 struct Front {

@@ -200,3 +200,62 @@ pub fn info_strings(lines: &[String]) -> Vec<&str> {
         .filter(|l| l.starts_with("info string"))
         .collect()
 }
+
+/// The keywords that may follow `info` (UCI).
+pub const INFO_KEYWORDS: [&str; 17] = [
+    "depth",
+    "seldepth",
+    "time",
+    "nodes",
+    "pv",
+    "multipv",
+    "score",
+    "currmove",
+    "currmovenumber",
+    "hashfull",
+    "nps",
+    "tbhits",
+    "sbhits",
+    "cpuload",
+    "string",
+    "refutation",
+    "currline",
+];
+
+/// Looks like a UCI move: `e2e4`, `e7e8q`.
+pub fn is_move_text(t: &str) -> bool {
+    let b = t.as_bytes();
+    (b.len() == 4 || b.len() == 5)
+        && (b'a'..=b'h').contains(&b[0])
+        && (b'1'..=b'8').contains(&b[1])
+        && (b'a'..=b'h').contains(&b[2])
+        && (b'1'..=b'8').contains(&b[3])
+        && (b.len() == 4 || b"nbrq".contains(&b[4]))
+}
+
+/// What is wrong with one output line, if anything, whatever command it
+/// answers.
+pub fn shape_fault(line: &str) -> Option<&'static str> {
+    if line.contains('\r') {
+        return Some("a carriage return in the line");
+    }
+    if line.contains("internal error") {
+        return Some("an internal error");
+    }
+    if line.to_ascii_lowercase().contains("error") && !line.starts_with("info string ") {
+        return Some("an error that is not an `info string` line");
+    }
+    let t: Vec<&str> = line.split(' ').collect();
+    if line.starts_with("info") && !(t[0] == "info" && t.len() > 1 && INFO_KEYWORDS.contains(&t[1]))
+    {
+        return Some("`info` not followed by a UCI info keyword");
+    }
+    if line.starts_with("bestmove") {
+        let best_ok = t.len() > 1 && (t[1] == "(none)" || is_move_text(t[1]));
+        let rest_ok = t.len() == 2 || (t.len() == 4 && t[2] == "ponder" && is_move_text(t[3]));
+        if t[0] != "bestmove" || !best_ok || !rest_ok {
+            return Some("not `bestmove <move> [ponder <move>]`");
+        }
+    }
+    None
+}

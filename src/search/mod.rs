@@ -38,7 +38,8 @@ pub const MAX_PLY: usize = 128;
 #[derive(Debug, Default)]
 pub struct Signals {
     pub stop: AtomicBool,
-    /// The opponent played the move we pondered on: the clock starts now.
+    /// The opponent played the move we pondered on: the time limits apply
+    /// from now on.
     pub ponderhit: AtomicBool,
 }
 
@@ -51,7 +52,8 @@ pub struct SearchLimits {
     /// Stop once a mate in this many moves is found.
     pub mate: Option<u64>,
     pub time: TimeLimit,
-    /// Think on the opponent's time: the clock starts at `ponderhit`.
+    /// Think on the opponent's time: no time limit applies before
+    /// `ponderhit`; after it the limits count from the search's start.
     pub ponder: bool,
     /// Milliseconds the GUI and the pipes lose per move.
     pub move_overhead_ms: u64,
