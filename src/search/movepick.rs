@@ -111,6 +111,13 @@ impl MovePicker {
             || Some(m) == self.counter
     }
 
+    /// Whether the move `next` handed out last is known not to lose
+    /// material (SEE ≥ 0): it came from the good captures, which were
+    /// checked on the way out. Quiescence then need not check it again.
+    pub fn last_passed_see(&self) -> bool {
+        self.stage == Stage::GoodNoisy
+    }
+
     /// The next move to try, or `None` when all have been handed out.
     pub fn next(&mut self, pos: &Chess, history: &History) -> Option<Move> {
         loop {

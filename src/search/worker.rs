@@ -897,7 +897,11 @@ impl<'a> Worker<'a> {
             {
                 continue;
             }
-            if !in_check && m.promotion().is_none() && !see_ge(pos, m, 0) {
+            if !in_check
+                && m.promotion().is_none()
+                && !picker.last_passed_see()
+                && !see_ge(pos, m, 0)
+            {
                 continue;
             }
             let mut child = pos.clone();
