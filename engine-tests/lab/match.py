@@ -49,6 +49,10 @@ DEFAULT_BOOK = os.path.relpath(
 )
 SPRT_ALPHA = 0.05
 SPRT_BETA = 0.05
+# The Gaussian LLR below is meaningless on a handful of pairs (one pair
+# WW gives a near-zero variance and an LLR past any bound): no SPRT decision
+# is taken before this many game pairs.
+SPRT_MIN_PAIRS = 100
 Z95 = 1.959963984540054
 
 # ---------------------------------------------------------------------------
@@ -1019,7 +1023,7 @@ class Match:
             pts.append(g.tested_points())
             if len(pts) == 2:
                 self.penta[int(round(2 * sum(pts)))] += 1
-                if self.args.sprt and self.sprt_result is None:
+                if self.args.sprt and self.sprt_result is None and sum(self.penta) >= SPRT_MIN_PAIRS:
                     llr = sprt_llr(self.penta, *self.args.sprt)
                     lo, hi = sprt_bounds()
                     if llr >= hi:
