@@ -1317,7 +1317,7 @@ fn illegal_moves_are_explained() {
             "fen 4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1 moves d2f3",
             &[
                 "info string error: illegal move 'd2f3' at ply 1; position set up to ply 0",
-                "info string reason: The white knight on d2 is pinned: it stands between the white king on e1 and the black bishop on b4, so moving it to f3 would leave the king in check, and a move may never leave the own king in check.",
+                "info string reason: The white knight on d2 is pinned: it stands between the white king on e1 and the black bishop on b4, so moving it to f3 would leave the king in check, and a player may never leave their own king in check.",
             ],
         ),
         (

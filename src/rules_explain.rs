@@ -866,8 +866,8 @@ impl fmt::Display for Illegality {
             } => write!(
                 f,
                 "Capturing en passant on {to} moves {piece} and removes {victim}, which opens \
-                 the line from {} to {king}: the king would be in check, and a move may never \
-                 leave the own king in check.",
+                 the line from {} to {king}: the king would be in check, and a player may never \
+                 leave their own king in check.",
                 and_list(attackers)
             ),
             Illegality::ExposesKing {
@@ -879,7 +879,7 @@ impl fmt::Display for Illegality {
             } => write!(
                 f,
                 "{} is pinned: it stands between {king} and {}, so moving it to {to} would leave \
-                 the king in check, and a move may never leave the own king in check.",
+                 the king in check, and a player may never leave their own king in check.",
                 capitalised(&piece.to_string()),
                 and_list(attackers)
             ),
@@ -1259,8 +1259,8 @@ mod tests {
         assert_eq!(
             said(fen, "", "d2f3"),
             "The white knight on d2 is pinned: it stands between the white king on e1 and the \
-             black bishop on b4, so moving it to f3 would leave the king in check, and a move \
-             may never leave the own king in check."
+             black bishop on b4, so moving it to f3 would leave the king in check, and a player \
+             may never leave their own king in check."
         );
         // In check, the pinned knight may not take the checker either.
         let fen = "4k3/8/8/8/1b6/5n2/3N4/4K3 w - - 0 1";
@@ -1280,7 +1280,7 @@ mod tests {
             said(fen, "", "e5d6"),
             "Capturing en passant on d6 moves the white pawn on e5 and removes the black pawn on \
              d5, which opens the line from the black rook on h5 to the white king on a5: the king \
-             would be in check, and a move may never leave the own king in check."
+             would be in check, and a player may never leave their own king in check."
         );
     }
 
