@@ -566,7 +566,7 @@ mod tests {
             SetupError::Move {
                 text: "e4e5".into(),
                 ply: 3,
-                problem: BadMove::Illegal(Illegality::PawnCapturesOnlyDiagonally {
+                problem: BadMove::Illegal(Box::new(Illegality::PawnCapturesOnlyDiagonally {
                     pawn: crate::rules_explain::Placed {
                         piece: Color::White.pawn(),
                         square: shakmaty::Square::E4
@@ -575,7 +575,7 @@ mod tests {
                         piece: Color::Black.pawn(),
                         square: shakmaty::Square::E5
                     },
-                })
+                }))
             }
         );
         assert_eq!(g.moves().len(), 2);

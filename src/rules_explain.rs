@@ -167,8 +167,8 @@ pub enum Illegality {
 pub enum BadMove {
     /// The text is not a move at all (`xyz`, `e9e1`).
     Unparsable,
-    /// A move in form, against the rules here.
-    Illegal(Illegality),
+    /// A move in form, against the rules here (boxed: errors stay small).
+    Illegal(Box<Illegality>),
 }
 
 impl BadMove {
@@ -197,7 +197,9 @@ pub fn explain_illegal(game: &Game, text: &str) -> Option<Illegality> {
 pub fn bad_move(game: &Game, text: &str) -> BadMove {
     match UciMove::from_ascii(text.as_bytes()) {
         Err(_) => BadMove::Unparsable,
-        Ok(_) => BadMove::Illegal(explain_illegal(game, text).unwrap_or(Illegality::Unexplained)),
+        Ok(_) => BadMove::Illegal(Box::new(
+            explain_illegal(game, text).unwrap_or(Illegality::Unexplained),
+        )),
     }
 }
 
@@ -1043,7 +1045,7 @@ mod tests {
         assert_eq!(bad_move(&g, "xyz"), BadMove::Unparsable);
         assert_eq!(
             bad_move(&g, "e3e4"),
-            BadMove::Illegal(Illegality::NoPiece { from: Square::E3 })
+            BadMove::Illegal(Box::new(Illegality::NoPiece { from: Square::E3 }))
         );
     }
 
