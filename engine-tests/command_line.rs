@@ -106,3 +106,22 @@ fn every_tool_answers_help_and_wrong_options_exit_2() {
     assert!(err.contains("Usage: qilin eval"), "{err}");
     assert_eq!(stdout(&["--version"]).trim(), qilin::NAME);
 }
+
+/// `analyse` given an illegal move says what UCI says: the error, then the
+/// rule the move breaks, in the same words.
+#[test]
+fn analyse_explains_an_illegal_move() {
+    let out = qilin(&["analyse", "--moves", "e2e4", "e7e5", "e4e5", "--depth", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(
+            "error: illegal move 'e4e5' at ply 3; position set up to ply 2\n\
+             reason: The white pawn on e4 cannot move to e5: the black pawn on e5 stands there, \
+             and a pawn captures only diagonally, never straight ahead.\n"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("Usage: qilin analyse"), "{err}");
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+}

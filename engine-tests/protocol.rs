@@ -299,7 +299,11 @@ fn broken_move_list_sets_up_to_the_last_legal_move() {
     let mut e = Engine::start();
     assert_eq!(
         e.ask("position startpos moves e2e4 e7e5 e4e5 d7d5"),
-        vec!["info string error: illegal move 'e4e5' at ply 3; position set up to ply 2"]
+        vec![
+            "info string error: illegal move 'e4e5' at ply 3; position set up to ply 2",
+            "info string reason: The white pawn on e4 cannot move to e5: the black pawn on e5 \
+             stands there, and a pawn captures only diagonally, never straight ahead."
+        ]
     );
     let d = e.ask("d");
     assert!(d.contains(
@@ -312,12 +316,20 @@ fn broken_move_list_sets_up_to_the_last_legal_move() {
     // vampirc-uci would cut `a7a8k` to `a7a8`, a legal move.
     assert_eq!(
         e.ask("position fen 8/P7/8/8/8/8/8/k6K w - - 0 1 moves a7a8k"),
-        vec!["info string error: illegal move 'a7a8k' at ply 1; position set up to ply 0"]
+        vec![
+            "info string error: illegal move 'a7a8k' at ply 1; position set up to ply 0",
+            "info string reason: A pawn that reaches the last rank must become a queen, a rook, \
+             a bishop or a knight, never a king: a7a8k is not allowed."
+        ]
     );
     // `0000` (a null move) is not a move of chess.
     assert_eq!(
         e.ask("position startpos moves 0000"),
-        vec!["info string error: illegal move '0000' at ply 1; position set up to ply 0"]
+        vec![
+            "info string error: illegal move '0000' at ply 1; position set up to ply 0",
+            "info string reason: 0000 means passing, and in chess a player may never pass: \
+             every turn must be a move."
+        ]
     );
 }
 

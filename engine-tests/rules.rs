@@ -5,6 +5,8 @@
 //! (`position ...` then `go perft 1`) and checked against python-chess 1.11.
 //! Part B checks the `info string` lines of RULES.md §5 (draw claims and game
 //! ends). Part C checks Chess960 castling and the castling notations.
+//! Part D checks the reason given for each kind of illegal move: positions
+//! built so that the broken rule, its pieces and squares are known.
 
 mod common;
 use common::*;
@@ -1205,5 +1207,165 @@ fn standard_game_accepts_king_takes_rook_castling() {
     assert_eq!(
         d_fen(&mut e),
         "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 5 4"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Part D: an illegal move explained by the rule it breaks
+// ---------------------------------------------------------------------------
+
+/// `position <spec>` answers exactly `want`: the error line, then the reason.
+fn check_reason(chess960: bool, spec: &str, want: &[&str]) {
+    let mut e = Engine::start();
+    if chess960 {
+        assert!(
+            e.ask("setoption name UCI_Chess960 value true").is_empty(),
+            "UCI_Chess960"
+        );
+    }
+    assert_eq!(e.ask(&format!("position {spec}")), want, "position {spec}");
+}
+
+#[test]
+fn illegal_moves_are_explained() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "startpos moves e2e4 0000",
+            &[
+                "info string error: illegal move '0000' at ply 2; position set up to ply 1",
+                "info string reason: 0000 means passing, and in chess a player may never pass: every turn must be a move.",
+            ],
+        ),
+        (
+            "startpos moves e3e4",
+            &[
+                "info string error: illegal move 'e3e4' at ply 1; position set up to ply 0",
+                "info string reason: There is no piece on e3 to move.",
+            ],
+        ),
+        (
+            "startpos moves e7e5",
+            &[
+                "info string error: illegal move 'e7e5' at ply 1; position set up to ply 0",
+                "info string reason: The piece on e7 is a black pawn, and it is White's turn: a player moves only their own pieces.",
+            ],
+        ),
+        (
+            "startpos moves g1g3",
+            &[
+                "info string error: illegal move 'g1g3' at ply 1; position set up to ply 0",
+                "info string reason: A knight jumps in an L shape: two squares one way, then one square to the side, so the white knight on g1 cannot go to g3.",
+            ],
+        ),
+        (
+            "startpos moves c1g5",
+            &[
+                "info string error: illegal move 'c1g5' at ply 1; position set up to ply 0",
+                "info string reason: The white bishop on c1 cannot get to g5: the white pawn on d2 is in the way, and only a knight can jump over pieces.",
+            ],
+        ),
+        (
+            "startpos moves a1a2",
+            &[
+                "info string error: illegal move 'a1a2' at ply 1; position set up to ply 0",
+                "info string reason: The white rook on a1 cannot go to a2: the white pawn on a2 stands there, and a piece can never capture a piece of its own colour.",
+            ],
+        ),
+        (
+            "startpos moves e2e4 e7e5 e4e5",
+            &[
+                "info string error: illegal move 'e4e5' at ply 3; position set up to ply 2",
+                "info string reason: The white pawn on e4 cannot move to e5: the black pawn on e5 stands there, and a pawn captures only diagonally, never straight ahead.",
+            ],
+        ),
+        (
+            "startpos moves e2e4 a7a6 e4e5 d7d5 h2h3 h7h6 e5d6",
+            &[
+                "info string error: illegal move 'e5d6' at ply 7; position set up to ply 6",
+                "info string reason: The white pawn on e5 cannot capture en passant on d6: the black pawn on d5 made its two-square move at ply 4, and en passant is allowed only on the very next move, so that chance has passed.",
+            ],
+        ),
+        (
+            "fen 8/P7/8/8/8/8/8/k6K w - - 0 1 moves a7a8",
+            &[
+                "info string error: illegal move 'a7a8' at ply 1; position set up to ply 0",
+                "info string reason: The white pawn on a7 reaches the last rank on a8, so it must be promoted: add the letter of the new piece, for example a7a8q (q queen, r rook, b bishop, n knight).",
+            ],
+        ),
+        (
+            "fen 8/P7/8/8/8/8/8/k6K w - - 0 1 moves a7a8k",
+            &[
+                "info string error: illegal move 'a7a8k' at ply 1; position set up to ply 0",
+                "info string reason: A pawn that reaches the last rank must become a queen, a rook, a bishop or a knight, never a king: a7a8k is not allowed.",
+            ],
+        ),
+        (
+            "startpos moves e2e4q",
+            &[
+                "info string error: illegal move 'e2e4q' at ply 1; position set up to ply 0",
+                "info string reason: A pawn is promoted only when it reaches the last rank, and e4 is not the last rank for the white pawn on e2: leave out the 'q' at the end.",
+            ],
+        ),
+        (
+            "fen 4k3/8/8/8/1b6/8/3r4/4K3 w - - 0 1 moves e1f2",
+            &[
+                "info string error: illegal move 'e1f2' at ply 1; position set up to ply 0",
+                "info string reason: The white king on e1 cannot go to f2: the black rook on d2 attacks f2, and a king may never move onto a square where it would be in check.",
+            ],
+        ),
+        (
+            "fen 4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1 moves d2f3",
+            &[
+                "info string error: illegal move 'd2f3' at ply 1; position set up to ply 0",
+                "info string reason: The white knight on d2 is pinned: it stands between the white king on e1 and the black bishop on b4, so moving it to f3 would leave the king in check, and a player may never leave their own king in check.",
+            ],
+        ),
+        (
+            "fen 4k3/8/8/8/4B3/1N6/3PP3/r3K3 w - - 0 1 moves d2d3",
+            &[
+                "info string error: illegal move 'd2d3' at ply 1; position set up to ply 0",
+                "info string reason: The white king on e1 is in check from the black rook on a1, and d2d3 does not get it out of check: a check must be answered at once.",
+                "info string reason: The moves that answer the check: king moves e1f2; blocks b3c1, e4b1; captures b3a1.",
+            ],
+        ),
+        (
+            "startpos moves g1f3 g8f6 h1g1 h8g8 g1h1 g8h8 e2e4 e7e5 f1c4 f8c5 e1g1",
+            &[
+                "info string error: illegal move 'e1g1' at ply 11; position set up to ply 10",
+                "info string reason: White cannot castle kingside: the rook from h1 moved at ply 3 (h1g1), and a rook that has moved may never castle, even after going back.",
+            ],
+        ),
+        (
+            "fen 4k3/8/8/8/2b5/8/8/R3K2R w KQ - 0 1 moves e1g1",
+            &[
+                "info string error: illegal move 'e1g1' at ply 1; position set up to ply 0",
+                "info string reason: White cannot castle kingside: the king would pass over f1, which the black bishop on c4 attacks, and a castling king may not cross an attacked square.",
+            ],
+        ),
+        (
+            "startpos moves f2f3 e7e5 g2g4 d8h4 e2e4",
+            &[
+                "info string error: illegal move 'e2e4' at ply 5; position set up to ply 4",
+                "info string reason: The game is over: White is checkmated (at ply 4) and Black has won, so no more moves can be played.",
+            ],
+        ),
+    ];
+    for (spec, want) in cases {
+        check_reason(false, spec, want);
+    }
+    // Chess960: king-takes-rook castling with the f1 rook in the way.
+    check_reason(
+        true,
+        "fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9 moves g1h1",
+        &[
+            "info string error: illegal move 'g1h1' at ply 1; position set up to ply 0",
+            "info string reason: White cannot castle kingside: the white rook on f1 is in the way, and every square the king and the rook pass over or land on must be empty.",
+        ],
+    );
+    // Text that is no move keeps its one error line.
+    check_reason(
+        false,
+        "startpos moves e2e4 xyz",
+        &["info string error: unparsable move 'xyz' at ply 2; position set up to ply 1"],
     );
 }

@@ -93,7 +93,16 @@ impl AnalyseArgs {
         let fen = self.fen.as_ref().map(|words| words.join(" "));
         let mut game = Game::setup(fen.as_deref(), mode).map_err(|e| e.to_string())?;
         let moves: Vec<String> = self.moves.iter().map(|m| m.to_ascii_lowercase()).collect();
-        game.play_uci_moves(&moves).map_err(|e| e.to_string())?;
+        game.play_uci_moves(&moves).map_err(|e| {
+            // The same words as UCI's `info string reason:` lines.
+            let reasons = e.illegality().map(crate::uci::reason_lines);
+            let mut text = e.to_string();
+            for line in reasons.unwrap_or_default() {
+                text.push('\n');
+                text.push_str(line.trim_start_matches("info string "));
+            }
+            text
+        })?;
         Ok(game)
     }
 

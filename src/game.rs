@@ -4,6 +4,7 @@
 //! shakmaty knows how pieces move and when a side has no legal move; it does
 //! not know repetition or the move clocks. Those rules live here.
 
+use crate::rules_explain::{BadMove, Illegality, bad_move};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
@@ -46,18 +47,33 @@ pub enum SetupError {
     Move {
         text: String,
         ply: usize,
-        reason: &'static str,
+        problem: BadMove,
     },
+}
+
+impl SetupError {
+    /// The rule an illegal move of the list breaks (none for a bad FEN or
+    /// a text that is no move).
+    pub fn illegality(&self) -> Option<&Illegality> {
+        match self {
+            SetupError::Move {
+                problem: BadMove::Illegal(why),
+                ..
+            } => Some(why),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for SetupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SetupError::Fen { fen, reason } => write!(f, "invalid fen '{fen}': {reason}"),
-            SetupError::Move { text, ply, reason } => write!(
+            SetupError::Move { text, ply, problem } => write!(
                 f,
-                "{reason} move '{text}' at ply {ply}; position set up to ply {}",
-                ply - 1
+                "{} move '{text}' at ply {ply}; position set up to ply {}",
+                problem.word(),
+                ply.saturating_sub(1)
             ),
         }
     }
@@ -118,10 +134,10 @@ impl Game {
         self.plies.reserve(moves.len());
         for (i, text) in moves.iter().enumerate() {
             let text = text.as_ref();
-            let m = self.parse_move(text).map_err(|reason| SetupError::Move {
+            let m = self.parse_move(text).map_err(|_| SetupError::Move {
                 text: text.to_string(),
                 ply: i + 1,
-                reason,
+                problem: bad_move(self, text),
             })?;
             self.play(m);
         }
@@ -550,7 +566,16 @@ mod tests {
             SetupError::Move {
                 text: "e4e5".into(),
                 ply: 3,
-                reason: "illegal"
+                problem: BadMove::Illegal(Box::new(Illegality::PawnCapturesOnlyDiagonally {
+                    pawn: crate::rules_explain::Placed {
+                        piece: Color::White.pawn(),
+                        square: shakmaty::Square::E4
+                    },
+                    target: crate::rules_explain::Placed {
+                        piece: Color::Black.pawn(),
+                        square: shakmaty::Square::E5
+                    },
+                }))
             }
         );
         assert_eq!(g.moves().len(), 2);

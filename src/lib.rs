@@ -7,6 +7,7 @@ pub mod datagen;
 pub mod eval;
 pub mod game;
 pub mod perft;
+pub mod rules_explain;
 pub mod search;
 pub mod tune;
 pub mod uci;

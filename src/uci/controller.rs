@@ -237,6 +237,9 @@ impl Controller {
         self.game = game;
         if let Err(e) = result {
             self.out.error(&e.to_string());
+            for line in e.illegality().map(super::reason_lines).unwrap_or_default() {
+                self.out.line(&line);
+            }
         }
     }
 

@@ -10,6 +10,7 @@ pub mod output;
 pub mod parse;
 
 use crate::game::RuleStatus;
+use crate::rules_explain::Illegality;
 use controller::Controller;
 use output::Output;
 use parse::{Command, parse};
@@ -54,6 +55,15 @@ pub fn rule_lines(status: &RuleStatus) -> Vec<String> {
         .iter()
         .map(|c| format!("info string draw claim: {c}"));
     ended.chain(claims).collect()
+}
+
+/// The lines after the error line of an illegal move: the rule it breaks,
+/// `info string reason: …`, one line per line of the explanation.
+pub fn reason_lines(why: &Illegality) -> Vec<String> {
+    why.to_string()
+        .lines()
+        .map(|l| format!("info string reason: {l}"))
+        .collect()
 }
 
 #[cfg(test)]
