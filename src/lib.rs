@@ -8,6 +8,7 @@ pub mod eval;
 pub mod game;
 pub mod perft;
 pub mod search;
+pub mod train;
 pub mod tune;
 pub mod uci;
 
