@@ -609,9 +609,9 @@ fn decode_checkpoint(bytes: &[u8], fingerprint: &str) -> Result<State, String> {
         }
         history.push(EpochRecord::from_array(a));
     }
-    let params = f.f32s(layout.len())?;
-    let adam_m = f.f32s(layout.len())?;
-    let adam_v = f.f32s(layout.len())?;
+    let params = f.f32s(layout.size())?;
+    let adam_m = f.f32s(layout.size())?;
+    let adam_v = f.f32s(layout.size())?;
     if !f.rest.is_empty() {
         return Err("trailing bytes".into());
     }
@@ -639,7 +639,7 @@ mod tests {
         for _ in 0..count {
             let pieces = 2 + rng.below(10);
             let us: Vec<u16> = (0..pieces).map(|_| rng.below(768) as u16).collect();
-            let them: Vec<u16> = us.iter().map(|&f| (f + 384) % 768 ^ 56).collect();
+            let them: Vec<u16> = us.iter().map(|&f| ((f + 384) % 768) ^ 56).collect();
             let material: i32 = us.iter().map(|&f| if f < 384 { 60 } else { -60 }).sum();
             let score = (material + rng.below(41) as i32 - 20) as i16;
             let result = if score > 50 {

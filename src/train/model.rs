@@ -36,7 +36,8 @@ impl Layout {
     pub fn b2(self) -> usize {
         self.w2() + 2 * self.hidden
     }
-    pub fn len(self) -> usize {
+    /// Parameters in all.
+    pub fn size(self) -> usize {
         self.b2() + 1
     }
 }
@@ -97,7 +98,7 @@ impl Net {
     /// neurons), w2 uniform in ±1/√(2N), b2 = 0.
     pub fn random(hidden: usize, rng: &mut super::samples::SplitMix64) -> Net {
         let layout = Layout { hidden };
-        let mut params = vec![0.0f32; layout.len()];
+        let mut params = vec![0.0f32; layout.size()];
         let out_bound = 1.0 / ((2 * hidden) as f32).sqrt();
         for (i, p) in params.iter_mut().enumerate() {
             *p = if i < layout.b1() {
@@ -312,7 +313,7 @@ mod tests {
         })
         .collect();
         let k = 300.0;
-        let mut grad = vec![0.0f32; l.len()];
+        let mut grad = vec![0.0f32; l.size()];
         let mut scratch = Scratch::new(16);
         for (us, them, t) in &data {
             net.add_gradient(us, them, *t, k, &mut grad, &mut scratch);
@@ -329,7 +330,7 @@ mod tests {
         let indices = rows
             .iter()
             .flat_map(|&f| (f * 16..f * 16 + 16).step_by(5))
-            .chain(l.b1()..l.len());
+            .chain(l.b1()..l.size());
         for i in indices {
             let eps = 1e-3f32;
             let mut plus = net.clone();
@@ -380,7 +381,7 @@ mod tests {
         let layout = Layout { hidden: 16 };
         let mut net = Net {
             layout,
-            params: vec![0.0; layout.len()],
+            params: vec![0.0; layout.size()],
         };
         let w1 = |f: usize, j: usize| f * 16 + j;
         // Neuron 0: 0.5 + 0.3 + b1 0.1 → 127.5→128, 76.5→77, 25.5→26: 231.

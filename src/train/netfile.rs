@@ -76,7 +76,7 @@ mod tests {
         let layout = Layout { hidden: n };
         let mut net = Net {
             layout,
-            params: vec![0.0; layout.len()],
+            params: vec![0.0; layout.size()],
         };
         net.params[5 * n + 7] = 0.5; // W1[5][7] = 128 (127.5 rounded away from 0)
         net.params[767 * n + 31] = -1.0; // W1[767][31] = −255
