@@ -72,8 +72,9 @@ pub struct Samples {
     /// Each position's two feature lists back to back: the side to move's,
     /// then the other side's (the same length).
     features: Vec<u16>,
-    /// Where each position's lists start in `features`, plus the end.
-    starts: Vec<u32>,
+    /// Where each position's lists start in `features`, plus the end (u64:
+    /// u32 would overflow past about 60 million positions).
+    starts: Vec<u64>,
     /// Centipawns, side to move's view.
     scores: Vec<i16>,
     /// Side to move's view: 0 loss, 1 draw, 2 win.
@@ -119,7 +120,7 @@ impl Samples {
         }
         self.features.extend_from_slice(us);
         self.features.extend_from_slice(them);
-        self.starts.push(self.features.len() as u32);
+        self.starts.push(self.features.len() as u64);
         self.scores.push(score);
         self.results.push(result);
     }
