@@ -9,6 +9,7 @@ pub mod game;
 pub mod perft;
 pub mod rules_explain;
 pub mod search;
+pub mod train;
 pub mod tune;
 pub mod uci;
 

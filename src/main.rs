@@ -34,6 +34,8 @@ enum Tool {
     Datagen(qilin::datagen::Settings),
     /// Fit the evaluation weights to self-play positions
     Tune(qilin::tune::Settings),
+    /// Train a neural network (NNUE) on self-play positions and write it quantised
+    Train(qilin::train::Settings),
 }
 
 #[derive(clap::Args)]
@@ -100,6 +102,7 @@ fn main() -> ExitCode {
         }
         Some(Tool::Datagen(settings)) => failure_of("datagen", qilin::datagen::run(&settings)),
         Some(Tool::Tune(settings)) => failure_of("tune", qilin::tune::run(&settings)),
+        Some(Tool::Train(settings)) => failure_of("train", qilin::train::run(&settings)),
     }
 }
 

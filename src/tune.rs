@@ -119,7 +119,7 @@ fn fit(s: &Settings) -> Result<(), String> {
     let k = match s.k {
         Some(k) => k,
         None => {
-            let k = fit_k(&entries);
+            let k = fit_k(&entries, |e| (e.score, e.result));
             eprintln!("K = {k:.6} (search scores to results)");
             k
         }
@@ -322,11 +322,19 @@ fn fit_note(s: &Settings, positions: usize, k: f64) -> String {
     }
 }
 
-fn fit_k(entries: &[Entry]) -> f64 {
+/// The k for which sigmoid(k · score) best predicts the results (least
+/// squares, ternary search over 0.0001..0.05, that is 1/k from 20 to 10,000
+/// centipawns). `score_result` gives an item's search score (centipawns) and
+/// result (0, 0.5 or 1), both from the same side's view. Also used by `qilin
+/// train`, which reports 1/k.
+pub fn fit_k<T: Sync>(items: &[T], score_result: impl Fn(&T) -> (f64, f64) + Sync) -> f64 {
     let error = |k: f64| -> f64 {
-        entries
+        items
             .par_iter()
-            .map(|e| (sigmoid(k, e.score) - e.result).powi(2))
+            .map(|e| {
+                let (score, result) = score_result(e);
+                (sigmoid(k, score) - result).powi(2)
+            })
             .sum::<f64>()
     };
     let (mut lo, mut hi) = (0.0001f64, 0.05f64);

@@ -1,0 +1,806 @@
+//! `qilin train`: fits a (768→N)×2→1 SCReLU network (NNUE-SPEC version 1)
+//! to self-play positions and writes it quantised.
+//!
+//! The prediction is sigmoid(eval_cp / K); the target mixes the game result
+//! with the search score, `λ · result + (1 − λ) · sigmoid(score / K)`, both
+//! from the side to move's view; the loss is their squared difference. K is
+//! measured on the data (the K for which sigmoid(score / K) best predicts the
+//! results: `tune::fit_k`) unless given.
+//!
+//! Adam on mini-batches with a cosine learning-rate decay. Each batch is cut
+//! into `PARTS` fixed parts whose gradients are computed in parallel and
+//! summed in part order, so a run depends on its seed alone, not on the
+//! number of threads. After every epoch the output folder receives a
+//! checkpoint (weights, Adam's moments, epoch, generator state, the loss
+//! history), the quantised net, and the loss curves (CSV, SVG); each is
+//! written to a temporary file and renamed, and running the same command
+//! again resumes from the checkpoint.
+
+pub mod curves;
+pub mod model;
+pub mod netfile;
+pub mod samples;
+
+use crate::data::Filter;
+use crate::search::tt::MATE_BOUND;
+use curves::EpochRecord;
+use model::{Layout, Net, Quantised, Scratch};
+use netfile::write_atomically;
+use rayon::prelude::*;
+use samples::{Samples, SplitMix64};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// `qilin train`: fits a network to self-play positions.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Settings {
+    /// Data: run folders of `datagen`, game files or legacy 32-byte record files;
+    /// comma-separated or the option repeated
+    #[arg(
+        long,
+        value_name = "FILE[,FILE...]",
+        value_delimiter = ',',
+        required = true
+    )]
+    data: Vec<String>,
+    /// Output folder: checkpoint, net.nnue, losses.csv, losses.svg (the same command resumes)
+    #[arg(long, value_name = "DIR", required_unless_present = "fit_scale")]
+    dir: Option<PathBuf>,
+    /// Also write the final quantised net here
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Only measure K (the scale for which sigmoid(score / K) best fits the results) and print it
+    #[arg(long)]
+    fit_scale: bool,
+    /// Hidden neurons per perspective (16 to 4096, a multiple of 16)
+    #[arg(long, default_value_t = 256, value_parser = hidden_size)]
+    hidden: usize,
+    /// Passes over the training positions
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    epochs: u32,
+    /// Positions per Adam step
+    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    batch: u32,
+    /// Adam's learning rate at the start
+    #[arg(long, default_value_t = 0.001, value_parser = positive, allow_negative_numbers = true)]
+    lr: f64,
+    /// The learning rate at the end as a fraction of --lr (cosine decay in between)
+    #[arg(long, default_value_t = 0.05, value_parser = unit_interval, allow_negative_numbers = true)]
+    final_lr: f64,
+    /// Weight of the game result in the target (the rest is the search score), 0.0-1.0
+    #[arg(long, default_value_t = 0.5, value_parser = unit_interval, allow_negative_numbers = true)]
+    lambda: f64,
+    /// The scale K in centipawns (default: measured on the data)
+    #[arg(long, value_parser = positive, allow_negative_numbers = true)]
+    k: Option<f64>,
+    /// Share of the positions held out for validation, 0.0-0.5
+    #[arg(long, default_value_t = 0.03, value_parser = validation_share, allow_negative_numbers = true)]
+    validation: f64,
+    /// Seed of the split, the initial weights and the shuffles
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Threads (default: every core); the result does not depend on them
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
+}
+
+fn hidden_size(text: &str) -> Result<usize, String> {
+    let n: usize = text.parse().map_err(|e| format!("{e}"))?;
+    if (16..=4096).contains(&n) && n.is_multiple_of(16) {
+        Ok(n)
+    } else {
+        Err("must be 16 to 4096 and a multiple of 16".into())
+    }
+}
+
+fn positive(text: &str) -> Result<f64, String> {
+    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if v > 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err("must be a positive number".into())
+    }
+}
+
+fn unit_interval(text: &str) -> Result<f64, String> {
+    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err("must be within 0.0..1.0".into())
+    }
+}
+
+fn validation_share(text: &str) -> Result<f64, String> {
+    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if (0.0..=0.5).contains(&v) {
+        Ok(v)
+    } else {
+        Err("must be within 0.0..0.5".into())
+    }
+}
+
+/// What a training run is, apart from its data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub hidden: usize,
+    pub epochs: u32,
+    pub batch: usize,
+    pub lr: f64,
+    /// The final learning rate as a fraction of `lr`.
+    pub final_lr: f64,
+    pub lambda: f64,
+    /// Centipawns.
+    pub k: f64,
+    /// Share of the positions held out.
+    pub validation: f64,
+    pub seed: u64,
+    /// Draw a progress bar (on a terminal).
+    pub progress: bool,
+}
+
+impl Config {
+    /// What a checkpoint must have been made with to be resumed (not the
+    /// threads: they do not change the result).
+    fn fingerprint(&self, positions: usize) -> String {
+        format!(
+            "hidden={} epochs={} batch={} lr={} final-lr={} lambda={} k={} validation={} seed={} positions={positions}",
+            self.hidden,
+            self.epochs,
+            self.batch,
+            self.lr,
+            self.final_lr,
+            self.lambda,
+            self.k,
+            self.validation,
+            self.seed
+        )
+    }
+
+    /// Cosine decay from `lr` to `lr · final_lr` over the whole run;
+    /// `progress` in 0..=1.
+    fn learning_rate(&self, progress: f64) -> f64 {
+        let end = self.lr * self.final_lr;
+        end + (self.lr - end) * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos())
+    }
+}
+
+/// Runs `qilin train` on a pool of the threads asked for.
+pub fn run(s: &Settings) -> Result<(), String> {
+    let threads = s.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| e.to_string())?;
+    pool.install(|| train_command(s, threads))
+}
+
+fn train_command(s: &Settings, threads: usize) -> Result<(), String> {
+    let started = Instant::now();
+    let note = |m: &str| eprintln!("{m}");
+    let samples = samples::load(&s.data, Filter::quiet(MATE_BOUND), &note)?;
+    eprintln!(
+        "{} positions from {} in {:.1} s",
+        samples.len(),
+        s.data.join(", "),
+        started.elapsed().as_secs_f64()
+    );
+    let k = match s.k {
+        Some(k) => k,
+        None => {
+            let k = measure_k(&samples);
+            eprintln!("K = {k:.2} (the scale that best maps the search scores to the results)");
+            k
+        }
+    };
+    if s.fit_scale {
+        println!("{k:.2}");
+        return Ok(());
+    }
+    let Some(dir) = &s.dir else {
+        return Err("--dir is required to train".into());
+    };
+    let config = Config {
+        hidden: s.hidden,
+        epochs: s.epochs,
+        batch: s.batch as usize,
+        lr: s.lr,
+        final_lr: s.final_lr,
+        lambda: s.lambda,
+        k,
+        validation: s.validation,
+        seed: s.seed,
+        progress: true,
+    };
+    eprintln!("{threads} threads; {}", config.fingerprint(samples.len()));
+    let outcome = train(&config, &samples, dir, None, &note)?;
+    let last = outcome.history.last().copied();
+    if let Some(r) = last {
+        eprintln!(
+            "final: validation loss {:.6} (float), quantised net {:.3} cp from the float net on average",
+            r.valid_loss, r.quantised_mad_cp
+        );
+    }
+    eprintln!("wrote {}", dir.join(NET_FILE).display());
+    if let Some(out) = &s.out {
+        write_atomically(out, &netfile::encode(&outcome.net.quantise()))?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
+}
+
+/// K in centipawns, rounded to 0.01 so that the last bits of a parallel sum
+/// cannot make two runs differ.
+pub fn measure_k(samples: &Samples) -> f64 {
+    let all: Vec<u32> = (0..samples.len() as u32).collect();
+    let k = crate::tune::fit_k(&all, |&i| {
+        let s = samples.get(i as usize);
+        (f64::from(s.score), f64::from(s.result) / 2.0)
+    });
+    (100.0 / k).round() / 100.0
+}
+
+pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
+pub const NET_FILE: &str = "net.nnue";
+pub const CSV_FILE: &str = "losses.csv";
+pub const SVG_FILE: &str = "losses.svg";
+
+/// The parts a batch is cut into: a fixed number, so the sums do not depend
+/// on the threads (more threads than parts would idle).
+const PARTS: usize = 32;
+
+/// Everything a run carries from one epoch to the next.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub net: Net,
+    /// Adam's first and second moments.
+    adam_m: Vec<f32>,
+    adam_v: Vec<f32>,
+    /// Adam steps taken.
+    step: u64,
+    /// Epochs done.
+    pub epoch: u32,
+    rng: SplitMix64,
+    pub history: Vec<EpochRecord>,
+}
+
+impl State {
+    fn fresh(config: &Config) -> State {
+        let mut rng = SplitMix64::new(config.seed);
+        let net = Net::random(config.hidden, &mut rng);
+        let len = net.params.len();
+        State {
+            net,
+            adam_m: vec![0.0; len],
+            adam_v: vec![0.0; len],
+            step: 0,
+            epoch: 0,
+            rng,
+            history: Vec::new(),
+        }
+    }
+}
+
+/// The training and validation positions (indices into the samples), each
+/// in ascending order: a shuffle by a generator of its own, so the split
+/// depends on the seed and the data alone.
+fn split(len: usize, share: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
+    let mut all: Vec<u32> = (0..len as u32).collect();
+    SplitMix64::new(seed ^ 0x5851_f42d_4c95_7f2d).shuffle(&mut all);
+    let held = ((len as f64 * share).round() as usize).min(len.saturating_sub(1));
+    let mut valid = all[..held].to_vec();
+    let mut train = all[held..].to_vec();
+    valid.sort_unstable();
+    train.sort_unstable();
+    (train, valid)
+}
+
+/// The target of a position: λ · result + (1 − λ) · sigmoid(score / K).
+fn target(config: &Config, score: i16, result: u8) -> f32 {
+    let searched = 1.0 / (1.0 + (-f64::from(score) / config.k).exp());
+    (config.lambda * f64::from(result) / 2.0 + (1.0 - config.lambda) * searched) as f32
+}
+
+/// Trains until `config.epochs` (or `stop_after` epochs, for tests),
+/// resuming from the checkpoint in `dir` if there is one.
+pub fn train(
+    config: &Config,
+    samples: &Samples,
+    dir: &Path,
+    stop_after: Option<u32>,
+    note: &dyn Fn(&str),
+) -> Result<State, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let fingerprint = config.fingerprint(samples.len());
+    let checkpoint = dir.join(CHECKPOINT_FILE);
+    let mut state = if checkpoint.exists() {
+        let state = read_checkpoint(&checkpoint, &fingerprint)?;
+        note(&format!(
+            "resuming {} after epoch {}",
+            checkpoint.display(),
+            state.epoch
+        ));
+        state
+    } else {
+        State::fresh(config)
+    };
+    let (train_set, valid_set) = split(samples.len(), config.validation, config.seed);
+    note(&format!(
+        "{} training positions, {} validation positions",
+        train_set.len(),
+        valid_set.len()
+    ));
+    let last = stop_after.map_or(config.epochs, |s| s.min(config.epochs));
+    let batches = train_set.len().div_ceil(config.batch);
+    let remaining = u64::from(last.saturating_sub(state.epoch)) * train_set.len() as u64;
+    let bar = progress_bar(config.progress, remaining);
+    let mut grads: Vec<Vec<f32>> = vec![vec![0.0; state.net.params.len()]; PARTS];
+    let mut order = train_set.clone();
+    while state.epoch < last {
+        let epoch = state.epoch + 1;
+        bar.set_prefix(format!("epoch {epoch}/{}", config.epochs));
+        let started = Instant::now();
+        order.copy_from_slice(&train_set);
+        state.rng.shuffle(&mut order);
+        let mut loss = 0.0;
+        let mut lr = config.lr;
+        for (b, batch) in order.chunks(config.batch).enumerate() {
+            let progress =
+                (f64::from(epoch - 1) + b as f64 / batches as f64) / f64::from(config.epochs);
+            lr = config.learning_rate(progress);
+            loss += step(&mut state, &mut grads, samples, batch, config, lr);
+            bar.inc(batch.len() as u64);
+        }
+        let (valid_loss, quantised_mad_cp) = validate(&state.net, samples, &valid_set, config);
+        let seconds = started.elapsed().as_secs_f64();
+        let record = EpochRecord {
+            train_loss: loss / train_set.len().max(1) as f64,
+            valid_loss,
+            quantised_mad_cp,
+            learning_rate: lr,
+            seconds,
+        };
+        state.history.push(record);
+        state.epoch = epoch;
+        bar.suspend(|| {
+            note(&format!(
+                "epoch {epoch}/{}: training loss {:.6}, validation loss {:.6}, quantised v float {:.2} cp, lr {:.6}, {:.0} positions/s, {:.1} s",
+                config.epochs,
+                record.train_loss,
+                record.valid_loss,
+                record.quantised_mad_cp,
+                lr,
+                train_set.len() as f64 / seconds.max(1e-9),
+                seconds
+            ))
+        });
+        save(dir, &state, &fingerprint)?;
+    }
+    bar.finish_and_clear();
+    if state.history.is_empty() {
+        // Nothing trained yet (no epoch asked for): still leave a net.
+        save(dir, &state, &fingerprint)?;
+    }
+    Ok(state)
+}
+
+fn progress_bar(show: bool, positions: u64) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(positions);
+    let style = indicatif::ProgressStyle::with_template(
+        "{prefix} {wide_bar} {human_pos}/{human_len} positions, {per_sec}, ETA {eta}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+/// One Adam step on a batch; returns the batch's summed loss.
+fn step(
+    state: &mut State,
+    grads: &mut [Vec<f32>],
+    samples: &Samples,
+    batch: &[u32],
+    config: &Config,
+    lr: f64,
+) -> f64 {
+    let part_len = batch.len().div_ceil(PARTS).max(1);
+    let net = &state.net;
+    let k = config.k as f32;
+    let losses: Vec<f64> = grads
+        .par_iter_mut()
+        .zip(batch.par_chunks(part_len))
+        .map(|(grad, part)| {
+            grad.fill(0.0);
+            let mut scratch = Scratch::new(net.layout.hidden);
+            let mut loss = 0.0f64;
+            for &i in part {
+                let s = samples.get(i as usize);
+                let t = target(config, s.score, s.result);
+                loss += f64::from(net.add_gradient(s.us, s.them, t, k, grad, &mut scratch));
+            }
+            loss
+        })
+        .collect();
+    let used = &grads[..batch.len().div_ceil(part_len)];
+    state.step += 1;
+    let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-8f32);
+    let t = i32::try_from(state.step).unwrap_or(i32::MAX);
+    let lr_t = (lr * (1.0 - beta2.powi(t)).sqrt() / (1.0 - beta1.powi(t))) as f32;
+    let (beta1, beta2) = (beta1 as f32, beta2 as f32);
+    let scale = 1.0 / batch.len() as f32;
+    const CHUNK: usize = 4096;
+    state
+        .net
+        .params
+        .par_chunks_mut(CHUNK)
+        .zip(state.adam_m.par_chunks_mut(CHUNK))
+        .zip(state.adam_v.par_chunks_mut(CHUNK))
+        .enumerate()
+        .for_each(|(c, ((p, m), v))| {
+            let at = c * CHUNK;
+            let mut g = vec![0.0f32; p.len()];
+            for part in used {
+                for (g, &x) in g.iter_mut().zip(&part[at..at + p.len()]) {
+                    *g += x;
+                }
+            }
+            for (((p, m), v), &g) in p.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).zip(&g) {
+                let g = g * scale;
+                *m = beta1 * *m + (1.0 - beta1) * g;
+                *v = beta2 * *v + (1.0 - beta2) * g * g;
+                *p -= lr_t * *m / (v.sqrt() + eps);
+            }
+        });
+    state.net.clip();
+    losses.iter().sum()
+}
+
+/// The float net's mean loss on `set`, and the mean |quantised − float|
+/// evaluation in centipawns.
+fn validate(net: &Net, samples: &Samples, set: &[u32], config: &Config) -> (f64, f64) {
+    if set.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let quantised = net.quantise();
+    let sums: Vec<(f64, f64)> = set
+        .par_chunks(4096)
+        .map(|part| {
+            let mut scratch = Scratch::new(net.layout.hidden);
+            let (mut loss, mut diff) = (0.0f64, 0.0f64);
+            for &i in part {
+                let s = samples.get(i as usize);
+                let float = f64::from(net.eval_cp(s.us, s.them, &mut scratch));
+                let p = 1.0 / (1.0 + (-float / config.k).exp());
+                loss += (p - f64::from(target(config, s.score, s.result))).powi(2);
+                diff += (f64::from(quantised.eval_cp(s.us, s.them)) - float).abs();
+            }
+            (loss, diff)
+        })
+        .collect();
+    let (loss, diff) = sums
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(l, d)| (a + l, b + d));
+    (loss / set.len() as f64, diff / set.len() as f64)
+}
+
+/// The epoch's files: checkpoint, net, CSV and SVG, each whole or not at
+/// all. The checkpoint goes last: a run stopped in between redoes the
+/// epoch and rewrites the same files.
+fn save(dir: &Path, state: &State, fingerprint: &str) -> Result<(), String> {
+    let quantised: Quantised = state.net.quantise();
+    write_atomically(&dir.join(NET_FILE), &netfile::encode(&quantised))?;
+    write_atomically(&dir.join(CSV_FILE), curves::csv(&state.history).as_bytes())?;
+    write_atomically(&dir.join(SVG_FILE), curves::svg(&state.history).as_bytes())?;
+    write_atomically(
+        &dir.join(CHECKPOINT_FILE),
+        &encode_checkpoint(state, fingerprint),
+    )
+}
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"QILINCK1";
+
+fn encode_checkpoint(state: &State, fingerprint: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(CHECKPOINT_MAGIC);
+    out.extend_from_slice(&(fingerprint.len() as u32).to_le_bytes());
+    out.extend_from_slice(fingerprint.as_bytes());
+    out.extend_from_slice(&(state.net.layout.hidden as u32).to_le_bytes());
+    out.extend_from_slice(&state.epoch.to_le_bytes());
+    out.extend_from_slice(&state.step.to_le_bytes());
+    out.extend_from_slice(&state.rng.state.to_le_bytes());
+    out.extend_from_slice(&(state.history.len() as u32).to_le_bytes());
+    for r in &state.history {
+        for x in r.to_array() {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    for v in [&state.net.params, &state.adam_m, &state.adam_v] {
+        for x in v.iter() {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let sum = netfile::fnv1a64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Reads little-endian fields off the front of a byte slice.
+struct Fields<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Fields<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if self.rest.len() < n {
+            return Err("cut short".into());
+        }
+        let (head, tail) = self.rest.split_at(n);
+        self.rest = tail;
+        Ok(head)
+    }
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+    fn f32s(&mut self, n: usize) -> Result<Vec<f32>, String> {
+        let bytes = self.take(n.checked_mul(4).ok_or("too large")?)?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+}
+
+fn read_checkpoint(path: &Path, fingerprint: &str) -> Result<State, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    decode_checkpoint(&bytes, fingerprint).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn decode_checkpoint(bytes: &[u8], fingerprint: &str) -> Result<State, String> {
+    let (body, sum) = bytes
+        .split_last_chunk::<8>()
+        .ok_or("not a checkpoint: too short")?;
+    if netfile::fnv1a64(body) != u64::from_le_bytes(*sum) {
+        return Err("damaged checkpoint: wrong checksum".into());
+    }
+    let mut f = Fields { rest: body };
+    if f.take(8)? != CHECKPOINT_MAGIC {
+        return Err("not a checkpoint of qilin train".into());
+    }
+    let len = f.u32()? as usize;
+    let theirs = String::from_utf8_lossy(f.take(len)?).into_owned();
+    if theirs != fingerprint {
+        let differ: Vec<String> = theirs
+            .split(' ')
+            .zip(fingerprint.split(' '))
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| format!("{a} there, {b} here"))
+            .collect();
+        return Err(format!(
+            "made by another run ({}): give the same data and flags to resume, or another --dir",
+            differ.join(", ")
+        ));
+    }
+    let layout = Layout {
+        hidden: f.u32()? as usize,
+    };
+    let epoch = f.u32()?;
+    let step = f.u64()?;
+    let rng = SplitMix64::new(f.u64()?);
+    let records = f.u32()? as usize;
+    let mut history = Vec::new();
+    for _ in 0..records {
+        let mut a = [0.0f64; EpochRecord::FIELDS];
+        for x in &mut a {
+            *x = f64::from_le_bytes(f.array()?);
+        }
+        history.push(EpochRecord::from_array(a));
+    }
+    let params = f.f32s(layout.size())?;
+    let adam_m = f.f32s(layout.size())?;
+    let adam_v = f.f32s(layout.size())?;
+    if !f.rest.is_empty() {
+        return Err("trailing bytes".into());
+    }
+    Ok(State {
+        net: Net { layout, params },
+        adam_m,
+        adam_v,
+        step,
+        epoch,
+        rng,
+        history,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random positions of a few pieces as feature lists, with scores and
+    /// results that follow a hidden material count, so there is something
+    /// to learn.
+    fn synthetic(count: usize, seed: u64) -> Samples {
+        let mut rng = SplitMix64::new(seed);
+        let mut samples = Samples::default();
+        for _ in 0..count {
+            let pieces = 2 + rng.below(10);
+            let us: Vec<u16> = (0..pieces).map(|_| rng.below(768) as u16).collect();
+            let them: Vec<u16> = us.iter().map(|&f| ((f + 384) % 768) ^ 56).collect();
+            let material: i32 = us.iter().map(|&f| if f < 384 { 60 } else { -60 }).sum();
+            let score = (material + rng.below(41) as i32 - 20) as i16;
+            let result = if score > 50 {
+                2
+            } else if score < -50 {
+                0
+            } else {
+                1
+            };
+            samples.push(&us, &them, score, result);
+        }
+        samples
+    }
+
+    fn config() -> Config {
+        Config {
+            hidden: 16,
+            epochs: 2,
+            batch: 64,
+            lr: 0.01,
+            final_lr: 0.1,
+            lambda: 0.3,
+            k: 200.0,
+            validation: 0.1,
+            seed: 5,
+            progress: false,
+        }
+    }
+
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("qilin-train-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// The state without the epochs' durations, which no two runs share.
+    fn timeless(mut state: State) -> State {
+        for r in &mut state.history {
+            r.seconds = 0.0;
+        }
+        state
+    }
+
+    fn trained(config: &Config, samples: &Samples, dir: &Path, threads: usize) -> State {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        timeless(
+            pool.install(|| train(config, samples, dir, None, &|_| {}))
+                .expect("train"),
+        )
+    }
+
+    #[test]
+    fn a_seed_gives_the_same_net_whatever_the_threads() {
+        let samples = synthetic(1500, 11);
+        let dirs = ["det-a", "det-b", "det-c", "det-d"].map(scratch_dir);
+        let a = trained(&config(), &samples, &dirs[0], 2);
+        let b = trained(&config(), &samples, &dirs[1], 2);
+        let c = trained(&config(), &samples, &dirs[2], 3);
+        assert_eq!(a, b);
+        assert_eq!(a.net.params, c.net.params);
+        // The run learned something, and another seed is another run.
+        let losses: Vec<f64> = a.history.iter().map(|r| r.train_loss).collect();
+        assert!(losses[1] < losses[0], "{losses:?}");
+        let other = trained(
+            &Config {
+                seed: 6,
+                ..config()
+            },
+            &samples,
+            &dirs[3],
+            2,
+        );
+        assert_ne!(a.net.params, other.net.params);
+        for dir in dirs {
+            std::fs::remove_dir_all(dir).expect("clean up");
+        }
+    }
+
+    #[test]
+    fn a_resumed_run_equals_an_uninterrupted_one() {
+        let samples = synthetic(1000, 12);
+        let (whole, halves) = (scratch_dir("whole"), scratch_dir("halves"));
+        let uninterrupted = trained(&config(), &samples, &whole, 2);
+        let first = train(&config(), &samples, &halves, Some(1), &|_| {}).expect("epoch 1");
+        assert_eq!(first.epoch, 1);
+        let resumed = trained(&config(), &samples, &halves, 2);
+        assert_eq!(resumed, uninterrupted);
+        let (a, b) = (
+            std::fs::read(whole.join(NET_FILE)),
+            std::fs::read(halves.join(NET_FILE)),
+        );
+        assert!(a.is_ok() && a.ok() == b.ok());
+        for dir in [&whole, &halves] {
+            let csv = std::fs::read_to_string(dir.join(CSV_FILE)).expect("csv");
+            assert_eq!(csv.lines().count(), 3);
+            assert!(dir.join(SVG_FILE).exists());
+        }
+        // Another setting refuses the checkpoint, naming what differs.
+        let err = train(
+            &Config {
+                lambda: 0.5,
+                ..config()
+            },
+            &samples,
+            &halves,
+            None,
+            &|_| {},
+        )
+        .err()
+        .unwrap_or_default();
+        assert!(err.contains("lambda=0.3 there, lambda=0.5 here"), "{err}");
+        // A damaged checkpoint is an error, not a fresh start.
+        let path = halves.join(CHECKPOINT_FILE);
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes[40] ^= 1;
+        std::fs::write(&path, bytes).expect("write");
+        let err = train(&config(), &samples, &halves, None, &|_| {})
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("wrong checksum"), "{err}");
+        for dir in [whole, halves] {
+            std::fs::remove_dir_all(dir).expect("clean up");
+        }
+    }
+
+    #[test]
+    fn the_split_is_fixed_by_the_seed() {
+        let (train_a, valid_a) = split(1000, 0.05, 3);
+        let (train_b, valid_b) = split(1000, 0.05, 3);
+        assert_eq!((&train_a, &valid_a), (&train_b, &valid_b));
+        assert_eq!((train_a.len(), valid_a.len()), (950, 50));
+        let mut all: Vec<u32> = train_a.iter().chain(&valid_a).copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..1000).collect::<Vec<_>>());
+        assert_ne!(split(1000, 0.05, 4).1, valid_a);
+    }
+
+    #[test]
+    fn the_learning_rate_decays_by_a_cosine() {
+        let c = config();
+        assert!((c.learning_rate(0.0) - 0.01).abs() < 1e-12);
+        assert!((c.learning_rate(0.5) - 0.0055).abs() < 1e-12);
+        assert!((c.learning_rate(1.0) - 0.001).abs() < 1e-12);
+    }
+
+    #[test]
+    fn k_is_measured_from_the_data() {
+        // Results drawn with probability sigmoid(score / 250): K ≈ 250.
+        let mut rng = SplitMix64::new(3);
+        let mut samples = Samples::default();
+        for _ in 0..40_000 {
+            let score = rng.below(1201) as i32 - 600;
+            let p = 1.0 / (1.0 + (-f64::from(score) / 250.0).exp());
+            let unit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+            let result = if unit < p { 2 } else { 0 };
+            samples.push(&[0], &[384], score as i16, result);
+        }
+        let k = measure_k(&samples);
+        assert!((k - 250.0).abs() < 15.0, "{k}");
+    }
+}

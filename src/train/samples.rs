@@ -1,0 +1,237 @@
+//! Training positions in a compact form: the feature lists of both
+//! perspectives as u16, the search score and the result from the side to
+//! move's view; loaded from self-play data through `data::open_training`.
+
+use crate::data::{self, Filter};
+use rayon::prelude::*;
+use shakmaty::{Chess, Color, Position};
+use std::path::{Path, PathBuf};
+
+/// The spec's features of `position` from `perspective`'s view:
+/// side·384 + role·64 + square, the square mirrored top to bottom for Black.
+pub fn features(position: &Chess, perspective: Color) -> Vec<u16> {
+    position
+        .board()
+        .iter()
+        .map(|(square, piece)| {
+            let sq = if perspective == Color::White {
+                square as u16
+            } else {
+                square as u16 ^ 56
+            };
+            let side = u16::from(piece.color != perspective);
+            // shakmaty's roles are numbered from 1 (pawn) to 6 (king).
+            side * 384 + (piece.role as u16 - 1) * 64 + sq
+        })
+        .collect()
+}
+
+/// SplitMix64 (Steele, Lea and Flood): a tiny seeded generator whose whole
+/// state is one u64, so a checkpoint can store it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitMix64 {
+    pub state: u64,
+}
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64 { state: seed }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..n (n > 0), by the high half of a 128-bit product.
+    pub fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+
+    /// Uniform in ±bound.
+    pub fn uniform(&mut self, bound: f32) -> f32 {
+        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        (2.0 * unit - 1.0) * bound
+    }
+
+    /// Fisher–Yates.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i + 1);
+            items.swap(i, j);
+        }
+    }
+}
+
+/// Positions, one after another.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Samples {
+    /// Each position's two feature lists back to back: the side to move's,
+    /// then the other side's (the same length).
+    features: Vec<u16>,
+    /// Where each position's lists start in `features`, plus the end (u64:
+    /// u32 would overflow past about 60 million positions).
+    starts: Vec<u64>,
+    /// Centipawns, side to move's view.
+    scores: Vec<i16>,
+    /// Side to move's view: 0 loss, 1 draw, 2 win.
+    results: Vec<u8>,
+}
+
+/// One position's view.
+pub struct Sample<'a> {
+    pub us: &'a [u16],
+    pub them: &'a [u16],
+    /// Centipawns, side to move's view.
+    pub score: i16,
+    /// Side to move's view: 0 loss, 1 draw, 2 win.
+    pub result: u8,
+}
+
+impl Samples {
+    pub fn len(&self) -> usize {
+        self.scores.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.scores.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Sample<'_> {
+        let (start, end) = (self.starts[i] as usize, self.starts[i + 1] as usize);
+        let half = start + (end - start) / 2;
+        Sample {
+            us: &self.features[start..half],
+            them: &self.features[half..end],
+            score: self.scores[i],
+            result: self.results[i],
+        }
+    }
+
+    /// Adds a position given by its lists (same length), its score and its
+    /// result (side to move's view).
+    pub fn push(&mut self, us: &[u16], them: &[u16], score: i16, result: u8) {
+        debug_assert_eq!(us.len(), them.len());
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        self.features.extend_from_slice(us);
+        self.features.extend_from_slice(them);
+        self.starts.push(self.features.len() as u64);
+        self.scores.push(score);
+        self.results.push(result);
+    }
+
+    /// Adds a position whose score and result are from White's view.
+    pub fn push_position(&mut self, position: &Chess, white_score: i16, white_result: u8) {
+        let stm = position.turn();
+        let (score, result) = match stm {
+            Color::White => (white_score, white_result),
+            Color::Black => (white_score.saturating_neg(), 2 - white_result.min(2)),
+        };
+        self.push(
+            &features(position, stm),
+            &features(position, !stm),
+            score,
+            result,
+        );
+    }
+
+    fn append(&mut self, other: Samples) {
+        for i in 0..other.len() {
+            let s = other.get(i);
+            self.push(s.us, s.them, s.score, s.result);
+        }
+    }
+}
+
+/// Every position of the data (run folders, game files, legacy record
+/// files) that passes the filter, files read in parallel and joined in
+/// their order. A damaged or cut-short file keeps what came before the
+/// damage (reported through `note`).
+pub fn load(
+    paths: &[String],
+    filter: Filter,
+    note: &(dyn Fn(&str) + Sync),
+) -> Result<Samples, String> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        let found = data::training_files(Path::new(path)).map_err(|e| format!("{path}: {e}"))?;
+        if found.is_empty() {
+            return Err(format!("{path}: no training file"));
+        }
+        files.extend(found);
+    }
+    let parts: Vec<Result<Samples, String>> = files
+        .par_iter()
+        .map(|file| {
+            let reader = data::open_training(file, filter).map_err(|e| e.to_string())?;
+            let mut part = Samples::default();
+            for item in reader {
+                match item {
+                    Ok(p) => part.push_position(&p.position, p.score, p.result),
+                    Err(e) => {
+                        note(&format!(
+                            "{}: {e}; the rest of the file is skipped",
+                            file.display()
+                        ));
+                        break;
+                    }
+                }
+            }
+            Ok(part)
+        })
+        .collect();
+    let mut all = Samples::default();
+    for part in parts {
+        all.append(part?);
+    }
+    if all.is_empty() {
+        return Err("no usable position".into());
+    }
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generator_is_splitmix64() {
+        // The reference outputs for seed 1234567 (Vigna's splitmix64.c).
+        let mut rng = SplitMix64::new(1_234_567);
+        let first: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
+        assert_eq!(
+            first,
+            [
+                6_457_827_717_110_365_317,
+                3_203_168_211_198_807_973,
+                9_817_491_932_198_370_423
+            ]
+        );
+        let mut items: Vec<usize> = (0..100).collect();
+        rng.shuffle(&mut items);
+        let mut sorted = items.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..100).collect::<Vec<_>>());
+        assert_ne!(items, sorted);
+    }
+
+    #[test]
+    fn black_to_move_flips_score_and_result() {
+        let position: Chess = "4k3/8/8/8/8/8/P7/4K3 b - - 0 1"
+            .parse::<shakmaty::fen::Fen>()
+            .expect("fen")
+            .into_position(shakmaty::CastlingMode::Standard)
+            .expect("legal");
+        let mut samples = Samples::default();
+        samples.push_position(&position, 120, 2);
+        let s = samples.get(0);
+        assert_eq!((s.score, s.result), (-120, 0));
+        assert_eq!(s.us, features(&position, Color::Black));
+        assert_eq!(s.them, features(&position, Color::White));
+    }
+}
