@@ -771,3 +771,68 @@ fn a_tiny_clock_still_gives_a_legal_move() {
         "wtime 30 btime 30: bestmove after {took:?}, engine's own time {own:?} ms: lost on time"
     );
 }
+
+// ---------------------------------------------------------------------------
+// UCI_LimitStrength
+// ---------------------------------------------------------------------------
+
+/// The bestmove of one `go` line after `setup` lines, and the largest node
+/// count the engine reported.
+fn limited_search(e: &mut Engine, position: &str, go: &str) -> (String, u64) {
+    e.send(position);
+    let lines = e.go(go);
+    let nodes = lines
+        .iter()
+        .filter_map(|l| parse_info(l))
+        .map(|i| i.nodes)
+        .max()
+        .unwrap_or(0);
+    let best = lines
+        .iter()
+        .rev()
+        .find_map(|l| l.strip_prefix("bestmove "))
+        .and_then(|b| b.split_whitespace().next())
+        .unwrap_or_default()
+        .to_string();
+    (best, nodes)
+}
+
+#[test]
+fn limited_strength_plays_legal_moves_within_its_node_cap() {
+    let mut e = Engine::start();
+    e.sync();
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send("setoption name UCI_Elo value 1350");
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    let pos = position(fen);
+    let start = Instant::now();
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..12 {
+        let (best, nodes) = limited_search(
+            &mut e,
+            &format!("position fen {fen}"),
+            "wtime 60000 btime 60000",
+        );
+        assert!(play(&pos, &best).is_some(), "illegal bestmove {best}");
+        // 200 nodes a move at 1350, checked at node granularity.
+        assert!(nodes <= 400, "{nodes} nodes at UCI_Elo 1350");
+        seen.insert(best);
+    }
+    // 12 searches of 200 nodes: well under a second even on a loaded runner.
+    assert!(start.elapsed() < Duration::from_secs(10));
+    // The choice among near-equal developing moves varies.
+    assert!(seen.len() >= 2, "always {seen:?}");
+    // A mate in one is never missed, whatever the level.
+    for _ in 0..8 {
+        let (best, _) = limited_search(
+            &mut e,
+            "position fen r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+            "movetime 1000",
+        );
+        assert_eq!(best, "h5f7");
+    }
+    // Full strength again: no cap.
+    e.send("setoption name UCI_LimitStrength value false");
+    let (_, nodes) = limited_search(&mut e, &format!("position fen {fen}"), "nodes 5000");
+    assert!(nodes > 1000, "{nodes}");
+}

@@ -128,6 +128,7 @@ pub fn run(args: &AnalyseArgs) -> Result<(), String> {
         limits: args.limits(),
         searchmoves: Vec::new(),
         multipv: usize::from(args.multipv),
+        strength: None,
     };
     let game = &request.game;
     let rules = crate::uci::rule_lines(&game.rule_status());

@@ -13,6 +13,7 @@ pub mod history;
 pub mod movepick;
 pub mod report;
 pub mod see;
+pub mod strength;
 pub mod time;
 pub mod tt;
 mod worker;
@@ -25,6 +26,7 @@ use shakmaty::{Chess, Move, Position};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use strength::Strength;
 use time::{TimeBudget, TimeLimit};
 use tt::{MATE, MATE_BOUND, TranspositionTable};
 use worker::{Outcome, RootMove, Worker};
@@ -68,6 +70,8 @@ pub struct SearchRequest {
     pub searchmoves: Vec<Move>,
     /// How many best lines to find and report.
     pub multipv: usize,
+    /// Play below full strength; `None` plays the best move found.
+    pub strength: Option<Strength>,
 }
 
 impl SearchRequest {
@@ -78,6 +82,7 @@ impl SearchRequest {
             limits,
             searchmoves: Vec::new(),
             multipv: 1,
+            strength: None,
         }
     }
 }
@@ -94,13 +99,17 @@ struct Limits {
 }
 
 impl Limits {
-    fn new(limits: &SearchLimits) -> Limits {
+    fn new(limits: &SearchLimits, strength: Option<Strength>) -> Limits {
+        let cap = strength.map(Strength::node_cap);
         Limits {
             ponder: limits.ponder,
             depth: limits.depth.map_or(MAX_PLY as i32 - 1, |d| {
                 d.clamp(1, MAX_PLY as u32 - 1) as i32
             }),
-            nodes: limits.nodes,
+            nodes: match (limits.nodes, cap) {
+                (Some(n), Some(c)) => Some(n.min(c)),
+                (n, c) => n.or(c),
+            },
             mate: limits.mate,
             budget: TimeBudget::new(limits.time, limits.move_overhead_ms),
         }
@@ -343,7 +352,7 @@ fn run(
         }
         outcome
     });
-    conclude(&shared, game, &outcomes)
+    conclude(&shared, game, &outcomes, request.strength)
 }
 
 /// The state of a new search, its root moves ordered for the first iteration.
@@ -365,12 +374,15 @@ fn shared_state<'a>(
         listener,
         abort: AtomicBool::new(false),
         nodes: AtomicU64::new(0),
-        limits: Limits::new(&request.limits),
+        limits: Limits::new(&request.limits, request.strength),
         root: pos.clone(),
         root_key: game.key(),
         root_moves,
         game_keys: game.reversible_keys().collect(),
-        multipv: request.multipv.max(1),
+        // A weakened engine chooses among several lines.
+        multipv: request
+            .multipv
+            .max(request.strength.map_or(1, |_| Strength::LINES)),
         features: features::Features::from_env(),
         start: Instant::now(),
         pondering: AtomicBool::new(request.limits.ponder),
@@ -383,7 +395,12 @@ fn shared_state<'a>(
 
 /// The move to play from the workers' outcomes, its line reported if the
 /// listener has not seen it with the search's final counts.
-fn conclude(shared: &Shared<'_>, game: &Game, outcomes: &[Option<Outcome>]) -> SearchResult {
+fn conclude(
+    shared: &Shared<'_>,
+    game: &Game,
+    outcomes: &[Option<Outcome>],
+    strength: Option<Strength>,
+) -> SearchResult {
     let pos = game.position();
     let chosen = choose(outcomes);
     let nodes = shared.nodes.load(Ordering::SeqCst);
@@ -396,7 +413,11 @@ fn conclude(shared: &Shared<'_>, game: &Game, outcomes: &[Option<Outcome>]) -> S
             if !main_shown {
                 shared.report_iteration(outcome);
             }
-            let line = &outcome.lines[0];
+            let chosen = strength.map_or(0, |s| {
+                let scores: Vec<i32> = outcome.lines.iter().map(|l| l.score).collect();
+                s.pick(&scores)
+            });
+            let line = outcome.lines.get(chosen).unwrap_or(&outcome.lines[0]);
             (
                 line.mv,
                 line.pv.get(1).copied(),

@@ -14,6 +14,7 @@ use super::parse::{Command, GoParams, Parsed, PositionSpec};
 use crate::game::Game;
 use crate::perft;
 use crate::search::report::SearchResult;
+use crate::search::strength::Strength;
 use crate::search::time::TimeLimit;
 use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
 use crossbeam_channel::{Receiver, never, select};
@@ -74,6 +75,9 @@ pub struct Controller {
     /// must see no error lines for the lines of its probe.
     probing: bool,
     quit: bool,
+    /// Seeds the move choice of a weakened engine (`UCI_LimitStrength`):
+    /// from the clock at start-up, then one step per search.
+    strength_seed: u64,
 }
 
 impl Controller {
@@ -101,6 +105,9 @@ impl Controller {
             uci_seen: false,
             probing: false,
             quit: false,
+            strength_seed: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64),
         }
     }
 
@@ -343,6 +350,14 @@ impl Controller {
         });
     }
 
+    /// The strength limit of the next search, a new seed each time.
+    fn strength(&mut self) -> Option<Strength> {
+        self.strength_seed = self.strength_seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        self.options
+            .limit_strength
+            .then(|| Strength::new(self.options.elo, self.strength_seed))
+    }
+
     fn go(&mut self, params: &GoParams) {
         for line in super::rule_lines(&self.game.rule_status()) {
             self.out.line(&line);
@@ -356,6 +371,7 @@ impl Controller {
             ),
             searchmoves: self.searchmoves(&params.searchmoves),
             multipv: self.options.multipv,
+            strength: self.strength(),
         };
         let listener = UciListener {
             out: self.out.clone(),

@@ -1,5 +1,7 @@
 //! The UCI options: their declarations and the checked setting of values.
 
+use crate::search::strength::Strength;
+
 /// The values of every option, as the engine uses them. `Ponder` is
 /// declared (GUIs look for it before they ponder) but needs no value here:
 /// the engine ponders when told `go ponder`.
@@ -11,6 +13,8 @@ pub struct Options {
     pub move_overhead_ms: u64,
     pub chess960: bool,
     pub show_wdl: bool,
+    pub limit_strength: bool,
+    pub elo: u32,
 }
 
 impl Default for Options {
@@ -23,6 +27,8 @@ impl Default for Options {
             move_overhead_ms: 0,
             chess960: false,
             show_wdl: false,
+            limit_strength: false,
+            elo: 0,
         };
         for (name, kind) in DECLARED {
             let value = match kind {
@@ -45,7 +51,7 @@ enum Kind {
 }
 
 /// Option names as declared; `setoption` matches them case-insensitively.
-const DECLARED: [(&str, Kind); 8] = [
+const DECLARED: [(&str, Kind); 10] = [
     (
         "Hash",
         Kind::Spin {
@@ -82,6 +88,15 @@ const DECLARED: [(&str, Kind); 8] = [
     ("Clear Hash", Kind::Button),
     ("UCI_Chess960", Kind::Check(false)),
     ("UCI_ShowWDL", Kind::Check(false)),
+    ("UCI_LimitStrength", Kind::Check(false)),
+    (
+        "UCI_Elo",
+        Kind::Spin {
+            default: Strength::MIN_ELO as u64,
+            min: Strength::MIN_ELO as u64,
+            max: Strength::MAX_ELO as u64,
+        },
+    ),
 ];
 
 /// What a successful `setoption` asks the engine to do besides storing it.
@@ -138,6 +153,7 @@ impl Options {
                         self.chess960 = on;
                         return Ok(Change::Chess960);
                     }
+                    "UCI_LimitStrength" => self.limit_strength = on,
                     _ => self.show_wdl = on,
                 }
                 Ok(Change::Other)
@@ -166,6 +182,11 @@ impl Options {
                         self.multipv = n;
                         Ok(Change::Other)
                     }
+                    "UCI_Elo" => {
+                        // Within MIN_ELO..=MAX_ELO: checked above.
+                        self.elo = v as u32;
+                        Ok(Change::Other)
+                    }
                     _ => {
                         self.move_overhead_ms = v;
                         Ok(Change::Other)
@@ -190,6 +211,12 @@ mod tests {
         );
         assert_eq!(d.hash_mb, 16);
         assert_eq!(d.move_overhead_ms, 10);
+        assert!(lines.contains(&"option name UCI_LimitStrength type check default false".into()));
+        assert!(
+            lines.contains(&"option name UCI_Elo type spin default 1350 min 1350 max 2150".into())
+        );
+        assert!(!d.limit_strength);
+        assert_eq!(d.elo, 1350);
     }
 
     #[test]

@@ -1,0 +1,133 @@
+//! Playing below full strength, on the Elo scale of Stockfish's own
+//! `UCI_Elo` (so that a GUI's number means the same with either engine).
+//! A weaker Qilin sees less (a node cap per move: short tactics are missed
+//! as a club player misses them) and chooses less surely (a random choice
+//! among the best few lines, likelier the better the line: near-equal moves
+//! are mixed up often, a clearly worse one rarely, a losing blunder never
+//! while a safe move exists). The numbers below are calibrated by matches
+//! against Stockfish 15.1 at the same `UCI_Elo` (README, "Playing strength").
+
+use super::tt::MATE_BOUND;
+
+/// A playing strength below full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strength {
+    elo: u32,
+    /// Seeds the choice among lines; the same seed and search give the same move.
+    seed: u64,
+}
+
+impl Strength {
+    /// The weakest level the calibration reaches (Stockfish's lowest).
+    pub const MIN_ELO: u32 = 1350;
+    /// About Qilin's full strength at rapid time controls.
+    pub const MAX_ELO: u32 = 2150;
+    /// Lines searched to choose among.
+    pub const LINES: usize = 4;
+
+    /// A strength of `elo`, clamped to the range Qilin honours.
+    pub fn new(elo: u32, seed: u64) -> Strength {
+        Strength {
+            elo: elo.clamp(Self::MIN_ELO, Self::MAX_ELO),
+            seed,
+        }
+    }
+
+    pub fn elo(self) -> u32 {
+        self.elo
+    }
+
+    /// Nodes per move: 200 at the bottom, doubling every 80 Elo.
+    pub fn node_cap(self) -> u64 {
+        let doublings = f64::from(self.elo - Self::MIN_ELO) / 80.0;
+        (200.0 * doublings.exp2()) as u64
+    }
+
+    /// How far (centipawns) below the best a line's chance falls by e.
+    fn temperature(self) -> f64 {
+        f64::from(Self::MAX_ELO - self.elo) / 8.0 + 1.0
+    }
+
+    /// The index of the line to play among `scores` (best first, from the
+    /// side to move's view).
+    pub fn pick(self, scores: &[i32]) -> usize {
+        let Some(&best) = scores.first() else {
+            return 0;
+        };
+        let t = self.temperature();
+        let weights: Vec<f64> = scores
+            .iter()
+            .map(|&s| {
+                let losing_blunder = s <= -MATE_BOUND && best > -MATE_BOUND;
+                let drop = f64::from(best.saturating_sub(s).max(0));
+                if losing_blunder || drop > 4.0 * t {
+                    0.0
+                } else {
+                    (-drop / t).exp()
+                }
+            })
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let mut point = unit_random(self.seed) * total;
+        for (i, w) in weights.iter().enumerate() {
+            if point < *w {
+                return i;
+            }
+            point -= w;
+        }
+        0
+    }
+}
+
+/// A number in [0, 1) from a seed (SplitMix64's finaliser).
+fn unit_random(seed: u64) -> f64 {
+    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_is_clamped_and_nodes_grow_with_it() {
+        assert_eq!(Strength::new(100, 0).elo(), Strength::MIN_ELO);
+        assert_eq!(Strength::new(9999, 0).elo(), Strength::MAX_ELO);
+        assert_eq!(Strength::new(1350, 0).node_cap(), 200);
+        assert_eq!(Strength::new(1430, 0).node_cap(), 400);
+        assert_eq!(Strength::new(2150, 0).node_cap(), 200 << 10);
+    }
+
+    #[test]
+    fn a_lost_line_is_never_chosen_while_another_holds() {
+        for seed in 0..2000 {
+            let s = Strength::new(1350, seed);
+            assert_eq!(s.pick(&[-50, -MATE_BOUND - 3]), 0);
+            // A mate for us is far above anything else: always taken.
+            assert_eq!(s.pick(&[MATE_BOUND + 10, 300, 290]), 0);
+        }
+    }
+
+    #[test]
+    fn equal_lines_are_mixed_and_worse_ones_rarer() {
+        let count = |scores: &[i32], elo: u32| {
+            let mut n = [0usize; 4];
+            for seed in 0..4000 {
+                n[Strength::new(elo, seed).pick(scores)] += 1;
+            }
+            n
+        };
+        let even = count(&[20, 20, 20, 20], 1350);
+        assert!(even.iter().all(|&k| (800..1200).contains(&k)), "{even:?}");
+        // 1350: temperature 101 cp; a line 100 cp worse has weight e^-0.99.
+        let graded = count(&[0, -100, -200, -1000], 1350);
+        assert!(graded[0] > graded[1] && graded[1] > graded[2], "{graded:?}");
+        assert_eq!(graded[3], 0, "{graded:?}");
+        // Near full strength a 100 cp worse line is almost never played.
+        let strong = count(&[0, -100, -200, -300], 2150);
+        assert_eq!(strong[0], 4000, "{strong:?}");
+    }
+}
