@@ -13,7 +13,7 @@ use super::tt::{Bound, MATE, MATE_BOUND, TtEntry, encode_move, score_from_tt, sc
 use super::{MAX_PLY, Shared};
 use crate::eval::{PawnCache, evaluate_cached};
 use crate::game::position_key;
-use shakmaty::zobrist::Zobrist64;
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Piece, Position};
 use std::sync::atomic::Ordering;
 
@@ -72,6 +72,9 @@ pub struct Worker<'a> {
     pawns: PawnCache,
     /// Keys of the game since the last irreversible move, then of the path.
     keys: Vec<u64>,
+    /// The index in `keys` of the newest null-move position: no repetition
+    /// reaches back across a null move, whose halfmove clock runs on.
+    null_floor: usize,
     stack: Box<[Frame; MAX_PLY + 4]>,
     pv: Box<[[Option<Move>; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -83,6 +86,9 @@ pub struct Worker<'a> {
     unreported: u64,
     /// Complete iterations: no time or node limit stops the search before one.
     completed: Option<Outcome>,
+    /// A root move that beat the first one searched in the iteration under
+    /// way: if a limit stops the iteration, it is still the better move.
+    proven_best: Option<RootMove>,
     aborted: bool,
 }
 
@@ -107,6 +113,7 @@ impl<'a> Worker<'a> {
             history,
             pawns: PawnCache::default(),
             keys,
+            null_floor: 0,
             stack: Box::new([Frame::default(); MAX_PLY + 4]),
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
@@ -117,6 +124,7 @@ impl<'a> Worker<'a> {
             seldepth: 0,
             unreported: 0,
             completed: None,
+            proven_best: None,
             aborted: false,
         }
     }
@@ -140,6 +148,7 @@ impl<'a> Worker<'a> {
             for rm in &mut self.root_moves {
                 rm.previous_score = rm.score;
             }
+            self.proven_best = None;
             for pv_index in 0..multipv {
                 self.pv_index = pv_index;
                 self.seldepth = 0;
@@ -150,6 +159,11 @@ impl<'a> Worker<'a> {
                 self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             }
             if self.aborted {
+                if let (Some(best), Some(completed)) = (self.proven_best.take(), &mut self.completed)
+                    && multipv == 1
+                {
+                    completed.lines[0] = best;
+                }
                 break;
             }
             self.root_moves[..multipv].sort_by_key(|rm| std::cmp::Reverse(rm.score));
@@ -188,8 +202,14 @@ impl<'a> Worker<'a> {
             } else {
                 (-INFINITY, INFINITY)
             };
+        // Each fail high searches a little shallower: the move that failed
+        // high is likely good, and a full-depth re-search costs the most.
+        let mut failed_high = 0;
         loop {
-            let score = self.root(depth, alpha, beta);
+            let score = self.root((depth - failed_high).max(1), alpha, beta);
+            // The move that failed high (or a new best found before a fail
+            // low) goes first in the re-search.
+            self.root_moves[self.pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             if self.aborted {
                 return;
             }
@@ -205,8 +225,10 @@ impl<'a> Worker<'a> {
             if fail_low {
                 beta = (alpha + beta) / 2;
                 alpha = (score - delta).max(-INFINITY);
+                failed_high = 0;
             } else {
                 beta = (score + delta).min(INFINITY);
+                failed_high += 1;
             }
             delta += delta / 2 + 10;
             if delta > 1000 {
@@ -262,6 +284,9 @@ impl<'a> Worker<'a> {
                 rm.pv.push(m);
                 rm.pv
                     .extend(self.pv[1][1..self.pv_len[1].max(1)].iter().flatten());
+                if searched > 0 && self.pv_index == 0 {
+                    self.proven_best = Some(rm.clone());
+                }
             } else {
                 // Not a best move: keep it behind those that are.
                 rm.score = -INFINITY;
@@ -329,7 +354,7 @@ impl<'a> Worker<'a> {
         let Some(&key) = self.keys.last() else {
             return false;
         };
-        let window = (halfmoves as usize).min(n - 1);
+        let window = (halfmoves as usize).min(n - 1 - self.null_floor.min(n - 1));
         (2..=window)
             .step_by(2)
             .any(|back| self.keys[n - 1 - back] == key)
@@ -438,6 +463,7 @@ impl<'a> Worker<'a> {
             && !PV
             && excluded.is_none()
             && e.depth >= depth
+            && pos.halfmoves() < 90
             && let Some(score) = e.cutoff(ply, alpha, beta)
         {
             return score;
@@ -476,7 +502,10 @@ impl<'a> Worker<'a> {
                 && let Ok(null) = pos.clone().swap_turn()
             {
                 let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
-                let null_key = position_key(&null);
+                let null_key = null_move_key(pos, key);
+                debug_assert_eq!(null_key, position_key(&null));
+                let outer_floor = self.null_floor;
+                self.null_floor = self.keys.len();
                 self.keys.push(null_key);
                 self.stack[ply].played = None;
                 self.stack[ply + 1].null_move = true;
@@ -491,6 +520,7 @@ impl<'a> Worker<'a> {
                 );
                 self.stack[ply + 1].null_move = false;
                 self.keys.pop();
+                self.null_floor = outer_floor;
                 if self.aborted {
                     return 0;
                 }
@@ -856,6 +886,7 @@ impl<'a> Worker<'a> {
         let tt = self.shared.tt.probe(key);
         if let Some(e) = tt
             && !PV
+            && pos.halfmoves() < 90
             && let Some(score) = e.cutoff(ply, alpha, beta)
         {
             return score;
@@ -939,6 +970,16 @@ pub fn child_key(parent: &Chess, key: u64, m: Move, child: &Chess) -> u64 {
     parent
         .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
         .map_or_else(|| position_key(child), |z| z.0)
+}
+
+/// The key after a null move: the other side to move and no en passant
+/// square (the key counts one only where a capture is legal).
+fn null_move_key(pos: &Chess, key: u64) -> u64 {
+    let mut z = Zobrist64(key) ^ Zobrist64::zobrist_for_white_turn();
+    if let Some(ep) = pos.ep_square(EnPassantMode::Legal) {
+        z ^= Zobrist64::zobrist_for_en_passant_file(ep.file());
+    }
+    z.0
 }
 
 /// The side to move has a rook, a queen or two pieces besides king and
