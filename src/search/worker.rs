@@ -159,7 +159,8 @@ impl<'a> Worker<'a> {
                 self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             }
             if self.aborted {
-                if let (Some(best), Some(completed)) = (self.proven_best.take(), &mut self.completed)
+                if let (Some(best), Some(completed)) =
+                    (self.proven_best.take(), &mut self.completed)
                     && multipv == 1
                 {
                     completed.lines[0] = best;
@@ -474,14 +475,35 @@ impl<'a> Worker<'a> {
             let raw = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
             (Slot::of(pos), raw)
         });
-        let eval = evaluated.map(|(slot, raw)| self.corrected(slot, raw));
-        self.stack[ply].eval = eval;
-        let improving = match (eval, ply.checked_sub(2).and_then(|p| self.stack[p].eval)) {
-            (Some(now), Some(before)) => now > before,
-            _ => false,
+        let static_eval = evaluated.map(|(slot, raw)| self.corrected(slot, raw));
+        self.stack[ply].eval = static_eval;
+        // Better than the last static eval of this side; where that was in
+        // check (no eval), the one before it.
+        let before = |back: usize| ply.checked_sub(back).and_then(|p| self.stack[p].eval);
+        let improving = match (static_eval, before(2), before(4)) {
+            (None, _, _) => false,
+            (Some(now), Some(two), _) => now > two,
+            (Some(now), None, Some(four)) => now > four,
+            (Some(_), None, None) => true,
         };
+        // Pruning trusts a TT score over the static eval where its bound
+        // says the position is worth at least (or at most) that much more
+        // (or less).
+        let eval = static_eval.map(|e| match tt {
+            Some(t) if score_from_tt(t.score, ply).abs() < MATE_BOUND => {
+                let s = score_from_tt(t.score, ply);
+                let usable = match t.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s > e,
+                    Bound::Upper => s < e,
+                };
+                if usable { s } else { e }
+            }
+            _ => e,
+        });
         self.stack[ply + 1].null_move = false;
-        self.history.clear_killers(ply + 1);
+        // Children share killers with their cousins; grandchildren start afresh.
+        self.history.clear_killers(ply + 2);
 
         if let (false, None, Some(eval)) = (PV, excluded, eval) {
             // Reverse futility: far above beta with little depth left.
@@ -622,6 +644,9 @@ impl<'a> Worker<'a> {
         let mut best_move = None;
         let mut quiets_tried = MoveList::new();
         let mut searched = 0usize;
+        // Moves picked so far, pruned ones included: the pruning and
+        // reduction formulas count moves tried, not moves searched.
+        let mut tried = 0usize;
         // The TT move's extension when a singular search decided it; the
         // check extension applies otherwise.
         let tt_extension = match (tt, tt_move) {
@@ -642,30 +667,34 @@ impl<'a> Worker<'a> {
             if Some(m) == excluded {
                 continue;
             }
+            let tried_before = tried;
+            tried += 1;
             let quiet = !is_noisy(m);
             let gives_check = gives_check(pos, m);
+            // The depth a late move would be searched to after its reduction.
+            let lmr_depth = (depth - 1 - self.lmr[depth.min(63) as usize][tried.min(63)]).max(0);
             // Shallow pruning, never of a move that gives check (it may mate)
             // and never before one move has a score.
             if best_score > -MATE_BOUND && prunable && !gives_check {
                 if quiet {
                     // Late move pruning: the quiet moves ordered last.
                     // Both conditions hold for every later quiet move too.
-                    if depth <= 8 && searched >= lmp_limit && self.on(Feature::Lmp) {
+                    if depth <= 8 && tried_before >= lmp_limit && self.on(Feature::Lmp) {
                         picker.skip_quiets();
                         continue;
                     }
                     // Futility: a quiet move cannot lift a hopeless eval to alpha.
                     if !in_check
-                        && depth <= 8
+                        && lmr_depth <= 8
                         && self.on(Feature::Futility)
-                        && eval.is_some_and(|e| e + 100 + 100 * depth <= alpha)
+                        && eval.is_some_and(|e| e + 100 + 100 * lmr_depth <= alpha)
                     {
                         picker.skip_quiets();
                         continue;
                     }
-                    if depth <= 8
+                    if lmr_depth <= 8
                         && self.on(Feature::SeePruning)
-                        && !see_ge(pos, m, -30 * depth * depth)
+                        && !see_ge(pos, m, -30 * lmr_depth * lmr_depth)
                     {
                         continue;
                     }
@@ -689,7 +718,7 @@ impl<'a> Worker<'a> {
             } else {
                 let mut r = 0;
                 if depth >= 3 && searched > usize::from(PV) && self.on(Feature::Lmr) {
-                    r = self.lmr[depth.min(63) as usize][searched.min(63)];
+                    r = self.lmr[depth.min(63) as usize][tried.min(63)];
                     r -= i32::from(PV);
                     r += i32::from(cut_node);
                     r += i32::from(!improving);
@@ -794,7 +823,7 @@ impl<'a> Worker<'a> {
             // Teach the correction what the search found, where the score is
             // a fact about the evaluation: not a capture's gain, not a
             // mate, and not a bound on the wrong side of the eval.
-            if let (Some((slot, raw)), Some(eval)) = (evaluated, eval)
+            if let (Some((slot, raw)), Some(eval)) = (evaluated, static_eval)
                 && best_move.is_none_or(|m| !is_noisy(m))
                 && best_score.abs() < MATE_BOUND
                 && !(bound == Bound::Lower && best_score <= eval)
