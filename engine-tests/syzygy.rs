@@ -98,11 +98,8 @@ fn probes_agree_with_python_chess() {
     let mut mismatches = Vec::new();
     for line in data.lines() {
         let f: Vec<&str> = line.split(';').collect();
-        let (fen, wdl, dtz): (&str, i32, i32) = (
-            f[0],
-            f[1].parse().expect("wdl"),
-            f[2].parse().expect("dtz"),
-        );
+        let (fen, wdl, dtz): (&str, i32, i32) =
+            (f[0], f[1].parse().expect("wdl"), f[2].parse().expect("dtz"));
         let pos = position(fen);
         let got_wdl = tables.probe_wdl(&pos).map(|w| w as i32);
         let got_dtz = tables.probe_dtz(&pos);
@@ -125,11 +122,27 @@ fn a_position_with_castling_rights_or_too_many_pieces_is_not_probed() {
     let tables = Tablebases::load(&tables_folder().display().to_string())
         .tables
         .expect("tables");
-    assert_eq!(tables.probe_wdl(&position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")), None);
-    assert!(tables.probe_wdl(&position("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")).is_some());
-    assert_eq!(tables.probe_wdl(&position("4k3/7p/8/8/8/8/P7/R3K3 w - - 0 1")), None);
-    assert_eq!(tables.probe_dtz(&position("4k3/7p/8/8/8/8/P7/R3K3 w - - 0 1")), None);
-    assert_eq!(tables.probe_dtz(&position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")), None);
+    assert_eq!(
+        tables.probe_wdl(&position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")),
+        None
+    );
+    assert!(
+        tables
+            .probe_wdl(&position("4k3/8/8/8/8/8/8/R3K3 w - - 0 1"))
+            .is_some()
+    );
+    assert_eq!(
+        tables.probe_wdl(&position("4k3/7p/8/8/8/8/P7/R3K3 w - - 0 1")),
+        None
+    );
+    assert_eq!(
+        tables.probe_dtz(&position("4k3/7p/8/8/8/8/P7/R3K3 w - - 0 1")),
+        None
+    );
+    assert_eq!(
+        tables.probe_dtz(&position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")),
+        None
+    );
 }
 
 /// Plays `fen` out: the engine (with the tables, a few thousand nodes a
@@ -146,10 +159,7 @@ fn convert(e: &mut Engine, defence: &Tablebase<Chess>, fen: &str) -> usize {
             e.send(&format!("position fen {fen} moves {}", moves.join(" ")));
             bestmove(&e.go("nodes 3000"))
         } else {
-            let (m, _) = defence
-                .best_move(&pos)
-                .expect("probe")
-                .expect("a defence");
+            let (m, _) = defence.best_move(&pos).expect("probe").expect("a defence");
             m.to_uci(CastlingMode::Standard).to_string()
         };
         let m = uci

@@ -386,9 +386,7 @@ fn shared_state<'a>(
     // outcome and makes progress: probing in the tree would only hide the
     // mates the search can find. Ranked by WDL alone, probing goes on where
     // the root is won, so that the search finds its way.
-    let probe_in_tree = ranking
-        .as_ref()
-        .is_none_or(|r| !r.by_dtz && r.score > 0);
+    let probe_in_tree = ranking.as_ref().is_none_or(|r| !r.by_dtz && r.score > 0);
     let tb = engine
         .tablebases()
         .filter(|_| probe_in_tree && config.probe_limit > 0)

@@ -291,12 +291,7 @@ impl Tablebases {
     /// Ranks the root moves `moves` of `game` by the tables, DTZ where it
     /// can, WDL otherwise, and keeps the best. `None` when the root is not
     /// in the tables (castling rights, too many pieces, a table missing).
-    pub fn rank_root(
-        &self,
-        game: &Game,
-        moves: &[Move],
-        config: &TbConfig,
-    ) -> Option<RootRanking> {
+    pub fn rank_root(&self, game: &Game, moves: &[Move], config: &TbConfig) -> Option<RootRanking> {
         let pos = game.position();
         let pieces = pos.board().occupied().count();
         if moves.is_empty()

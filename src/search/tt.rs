@@ -290,7 +290,10 @@ mod tests {
         // Tablebase wins count plies from the root too.
         let tb_win = super::super::tablebase::TB_WIN;
         assert_eq!(score_to_tt(tb_win - 4, 4), tb_win);
-        assert_eq!(score_from_tt(score_to_tt(-(tb_win - 4), 4), 6), -(tb_win - 6));
+        assert_eq!(
+            score_from_tt(score_to_tt(-(tb_win - 4), 4), 6),
+            -(tb_win - 6)
+        );
     }
 
     #[test]

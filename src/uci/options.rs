@@ -50,7 +50,11 @@ impl Default for Options {
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Check(bool),
-    Spin { default: u64, min: u64, max: u64 },
+    Spin {
+        default: u64,
+        min: u64,
+        max: u64,
+    },
     /// A UCI `string` option; `<empty>` is the empty string.
     Text(&'static str),
     Button,
@@ -283,22 +287,29 @@ mod tests {
         let mut o = Options::default();
         assert_eq!(o.syzygy_path, "");
         assert_eq!(
-            (o.syzygy_probe_depth, o.syzygy_50_move_rule, o.syzygy_probe_limit),
+            (
+                o.syzygy_probe_depth,
+                o.syzygy_50_move_rule,
+                o.syzygy_probe_limit
+            ),
             (1, true, 7)
         );
-        assert_eq!(
-            o.set("syzygypath", Some("/a b:/c")),
-            Ok(Change::SyzygyPath)
-        );
+        assert_eq!(o.set("syzygypath", Some("/a b:/c")), Ok(Change::SyzygyPath));
         assert_eq!(o.syzygy_path, "/a b:/c");
         assert_eq!(o.set("SyzygyPath", Some("<empty>")), Ok(Change::SyzygyPath));
         assert_eq!(o.syzygy_path, "");
         assert_eq!(o.set("SyzygyPath", None), Ok(Change::SyzygyPath));
-        assert_eq!(o.set("Syzygy50MoveRule", Some("false")), Ok(Change::SyzygyConfig));
+        assert_eq!(
+            o.set("Syzygy50MoveRule", Some("false")),
+            Ok(Change::SyzygyConfig)
+        );
         assert!(!o.syzygy_50_move_rule);
         assert!(o.set("SyzygyProbeLimit", Some("8")).is_err());
         assert!(o.set("SyzygyProbeDepth", Some("0")).is_err());
-        assert_eq!(o.set("SyzygyProbeLimit", Some("0")), Ok(Change::SyzygyConfig));
+        assert_eq!(
+            o.set("SyzygyProbeLimit", Some("0")),
+            Ok(Change::SyzygyConfig)
+        );
         assert_eq!(o.syzygy_probe_limit, 0);
     }
 }
