@@ -117,6 +117,31 @@ fn probes_agree_with_python_chess() {
     assert!(seen[0] > 50 && seen[2] > 50 && seen[4] > 50, "{seen:?}");
 }
 
+/// Where the lab venv is built (`make lab-venv`), the oracle data is
+/// written again by python-chess and must come out the same; without it
+/// the committed data stands (`make test` needs no Python).
+#[test]
+fn the_oracle_data_is_what_python_chess_writes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join("engine-tests/.venv/bin/python");
+    if !python.exists() {
+        eprintln!("no engine-tests/.venv: the oracle data is not regenerated");
+        return;
+    }
+    let out = std::process::Command::new(python)
+        .arg(root.join("engine-tests/tools/syzygy_oracle.py"))
+        .output()
+        .expect("run the oracle script");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let committed =
+        std::fs::read_to_string(root.join("engine-tests/data/syzygy-oracle.txt")).expect("data");
+    assert!(String::from_utf8_lossy(&out.stdout) == committed);
+}
+
 #[test]
 fn a_position_with_castling_rights_or_too_many_pieces_is_not_probed() {
     let tables = Tablebases::load(&tables_folder().display().to_string())
