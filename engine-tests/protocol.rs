@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use std::time::{Duration, Instant};
 
-const OPTIONS: [&str; 8] = [
+const OPTIONS: [&str; 14] = [
     "option name Hash type spin default 16 min 1 max 65536",
     "option name Threads type spin default 1 min 1 max 256",
     "option name MultiPV type spin default 1 min 1 max 256",
@@ -14,6 +14,12 @@ const OPTIONS: [&str; 8] = [
     "option name Clear Hash type button",
     "option name UCI_Chess960 type check default false",
     "option name UCI_ShowWDL type check default false",
+    "option name UCI_LimitStrength type check default false",
+    "option name UCI_Elo type spin default 1350 min 1350 max 2150",
+    "option name SyzygyPath type string default <empty>",
+    "option name SyzygyProbeDepth type spin default 1 min 1 max 100",
+    "option name Syzygy50MoveRule type check default true",
+    "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
 ];
 
 #[test]
@@ -174,9 +180,13 @@ fn setoption_forms() {
     assert!(e.ask("SETOPTION NAME threads VALUE 2").is_empty());
     assert!(e.ask("setoption name Clear Hash").is_empty());
     assert!(e.ask("setoption name UCI_ShowWDL value true").is_empty());
+    // An empty SyzygyPath switches probing off, silently (cutechess sends
+    // it with no value at all).
+    assert!(e.ask("setoption name SyzygyPath value <empty>").is_empty());
+    assert!(e.ask("setoption name SyzygyPath").is_empty());
     assert_eq!(
-        e.ask("setoption name SyzygyPath value <empty>"),
-        vec!["info string error: no such option: SyzygyPath"]
+        e.ask("setoption name Syzygy value x"),
+        vec!["info string error: no such option: Syzygy"]
     );
     assert_eq!(
         e.ask("setoption name Hash value 0"),

@@ -6,6 +6,7 @@
 
 use super::history::HistoryTables;
 use super::report::{Listener, SearchResult};
+use super::tablebase::{Tablebases, TbConfig};
 use super::tt::TranspositionTable;
 use super::{SearchRequest, Signals};
 use std::sync::Arc;
@@ -36,6 +37,21 @@ pub struct Engine {
     /// The size `tt` was made with.
     hash_mb: usize,
     histories: Arc<HistoryTables>,
+    /// Syzygy tables; `None` when no `SyzygyPath` gave any.
+    tablebases: Option<Arc<Tablebases>>,
+    tb_config: TbConfig,
+}
+
+/// What setting a `SyzygyPath` found, for the caller to report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyzygyLoad {
+    /// Materials with a WDL table and with a DTZ table.
+    pub wdl_tables: usize,
+    pub dtz_tables: usize,
+    /// The most pieces of any table (0 with none).
+    pub max_pieces: usize,
+    /// Folders that could not be read and damaged files, one sentence each.
+    pub problems: Vec<String>,
 }
 
 impl Engine {
@@ -48,7 +64,30 @@ impl Engine {
             tt: Arc::new(tt),
             hash_mb,
             histories: Arc::new(HistoryTables::new(threads)),
+            tablebases: None,
+            tb_config: TbConfig::default(),
         })
+    }
+
+    /// Uses the Syzygy tables of the folders in `paths` (see
+    /// [`Tablebases::load`]) from the next search on; an empty path
+    /// switches probing off. A running search keeps the tables it has.
+    pub fn set_syzygy_path(&mut self, paths: &str) -> SyzygyLoad {
+        let loaded = Tablebases::load(paths);
+        let (wdl_tables, dtz_tables) = loaded.tables.as_ref().map_or((0, 0), |t| t.counts());
+        let max_pieces = loaded.tables.as_ref().map_or(0, |t| t.max_pieces());
+        self.tablebases = loaded.tables.map(Arc::new);
+        SyzygyLoad {
+            wdl_tables,
+            dtz_tables,
+            max_pieces,
+            problems: loaded.problems,
+        }
+    }
+
+    /// How the next searches use the tables.
+    pub fn set_tb_config(&mut self, config: TbConfig) {
+        self.tb_config = config;
     }
 
     pub fn threads(&self) -> usize {
@@ -104,5 +143,13 @@ impl Engine {
 
     pub(super) fn histories(&self) -> &Arc<HistoryTables> {
         &self.histories
+    }
+
+    pub(super) fn tablebases(&self) -> Option<&Arc<Tablebases>> {
+        self.tablebases.as_ref()
+    }
+
+    pub(super) fn tb_config(&self) -> &TbConfig {
+        &self.tb_config
     }
 }

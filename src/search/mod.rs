@@ -14,6 +14,7 @@ pub mod movepick;
 pub mod report;
 pub mod see;
 pub mod strength;
+pub mod tablebase;
 pub mod time;
 pub mod tt;
 mod worker;
@@ -27,11 +28,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use strength::Strength;
+use tablebase::{RootRanking, Tablebases};
 use time::{TimeBudget, TimeLimit};
 use tt::{MATE, MATE_BOUND, TranspositionTable};
 use worker::{Outcome, RootMove, Worker};
 
-pub use engine::{Engine, thread_pool};
+pub use engine::{Engine, SyzygyLoad, thread_pool};
 pub use worker::child_key;
 
 pub const MAX_PLY: usize = 128;
@@ -116,6 +118,15 @@ impl Limits {
     }
 }
 
+/// How the workers of one search probe the tables.
+pub struct SearchTb {
+    pub tables: Arc<Tablebases>,
+    /// Positions with more pieces are not probed.
+    pub cardinality: usize,
+    pub probe_depth: i32,
+    pub fifty_move_rule: bool,
+}
+
 /// State every worker of one search sees.
 pub struct Shared<'a> {
     pub tt: Arc<TranspositionTable>,
@@ -132,6 +143,14 @@ pub struct Shared<'a> {
     pub game_keys: Vec<u64>,
     pub multipv: usize,
     pub features: features::Features,
+    /// Tablebase probing inside the tree; `None` when off (no tables, or
+    /// the root moves were already ranked by DTZ).
+    pub tb: Option<SearchTb>,
+    /// Tablebase probes that answered, root ranking included.
+    pub tbhits: AtomicU64,
+    /// What the root is worth by the tables, shown in place of the search's
+    /// score unless the search finds a mate.
+    pub root_tb_score: Option<i32>,
     start: Instant,
     /// A ponder search before `ponderhit`: no time limit applies yet.
     pondering: AtomicBool,
@@ -241,6 +260,7 @@ impl Shared<'_> {
             bound,
             wdl: Wdl { win, draw, loss },
             nodes: self.nodes.load(Ordering::Relaxed),
+            tbhits: self.tbhits.load(Ordering::Relaxed),
             time: self.elapsed(),
             hashfull: self.tt.hashfull(),
             pv: &line.pv,
@@ -336,7 +356,10 @@ fn run(
             nodes: 0,
         };
     }
-    let shared = shared_state(engine, request, root_moves, listener, signals);
+    let ranking = engine
+        .tablebases()
+        .and_then(|tb| tb.rank_root(game, &root_moves, engine.tb_config()));
+    let shared = shared_state(engine, request, root_moves, ranking, listener, signals);
     let threads = engine.pool().current_num_threads();
     let histories = if engine.histories().threads() == threads {
         Arc::clone(engine.histories())
@@ -355,16 +378,40 @@ fn run(
     conclude(&shared, game, &outcomes, request.strength)
 }
 
-/// The state of a new search, its root moves ordered for the first iteration.
+/// The state of a new search, its root moves ordered for the first
+/// iteration: those the tables rank best when the root is in them.
 fn shared_state<'a>(
     engine: &Engine,
     request: &SearchRequest,
     mut root_moves: Vec<Move>,
+    ranking: Option<RootRanking>,
     listener: &'a dyn Listener,
     signals: &'a Signals,
 ) -> Shared<'a> {
     let game = &request.game;
     let pos = game.position();
+    let config = engine.tb_config();
+    // With the root moves ranked by DTZ every move searched keeps the best
+    // outcome and makes progress: probing in the tree would only hide the
+    // mates the search can find. Ranked by WDL alone, probing goes on where
+    // the root is won, so that the search finds its way.
+    let probe_in_tree = ranking.as_ref().is_none_or(|r| !r.by_dtz && r.score > 0);
+    let tb = engine
+        .tablebases()
+        .filter(|_| probe_in_tree && config.probe_limit > 0)
+        .map(|tables| SearchTb {
+            tables: Arc::clone(tables),
+            cardinality: config.probe_limit.min(tables.max_pieces()),
+            probe_depth: config.probe_depth,
+            fifty_move_rule: config.fifty_move_rule,
+        });
+    let (tbhits, root_tb_score) = match ranking {
+        Some(r) => {
+            root_moves = r.moves;
+            (r.probes, Some(r.score))
+        }
+        None => (0, None),
+    };
     // Captures first for the first iteration; later ones sort by score.
     root_moves.sort_by_key(|m| std::cmp::Reverse(m.capture().map_or(0, |r| r as u8)));
     engine.tt().new_search();
@@ -384,6 +431,9 @@ fn shared_state<'a>(
             .multipv
             .max(request.strength.map_or(1, |_| Strength::LINES)),
         features: features::Features::from_env(),
+        tb,
+        tbhits: AtomicU64::new(tbhits),
+        root_tb_score,
         start: Instant::now(),
         pondering: AtomicBool::new(request.limits.ponder),
         material: material_count(pos),

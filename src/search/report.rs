@@ -61,6 +61,8 @@ pub struct PvReport<'a> {
     pub wdl: Wdl,
     /// Nodes of the whole search so far, every thread.
     pub nodes: u64,
+    /// Tablebase probes that answered, so far.
+    pub tbhits: u64,
     pub time: Duration,
     /// Per mille of the transposition table holding entries of this search.
     pub hashfull: u32,

@@ -3,6 +3,7 @@
 //! key xor the data, so a torn write (two threads storing at once) fails the
 //! key check instead of returning another position's data.
 
+use super::tablebase::TB_WIN_BOUND;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
@@ -76,12 +77,13 @@ pub fn find_encoded(moves: &[shakmaty::Move], encoded: u16) -> Option<shakmaty::
     moves.iter().copied().find(|&m| encode_move(m) == encoded)
 }
 
-/// Mate scores are stored relative to the node, not the root, so that an
-/// entry is right wherever in the tree the position comes again.
+/// Mate and tablebase scores (which count plies from the root) are stored
+/// relative to the node, so that an entry is right wherever in the tree
+/// the position comes again.
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score - ply as i32
     } else {
         score
@@ -89,9 +91,9 @@ pub fn score_to_tt(score: i32, ply: usize) -> i32 {
 }
 
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score + ply as i32
     } else {
         score
@@ -285,6 +287,13 @@ mod tests {
         assert_eq!(score_from_tt(stored, 7), MATE - 9);
         assert_eq!(score_from_tt(score_to_tt(-(MATE - 6), 2), 4), -(MATE - 8));
         assert_eq!(score_from_tt(score_to_tt(123, 5), 9), 123);
+        // Tablebase wins count plies from the root too.
+        let tb_win = super::super::tablebase::TB_WIN;
+        assert_eq!(score_to_tt(tb_win - 4, 4), tb_win);
+        assert_eq!(
+            score_from_tt(score_to_tt(-(tb_win - 4), 4), 6),
+            -(tb_win - 6)
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::features::Feature;
 use super::history::History;
 use super::movepick::{MovePicker, is_noisy};
 use super::see::see_ge;
+use super::tablebase::{TB_WIN_BOUND, wdl_score};
 use super::tt::{Bound, MATE, MATE_BOUND, TtEntry, encode_move, score_from_tt, score_to_tt};
 use super::{MAX_PLY, Shared};
 use crate::eval::{PawnCache, evaluate_cached};
@@ -168,10 +169,15 @@ impl<'a> Worker<'a> {
                 break;
             }
             self.root_moves[..multipv].sort_by_key(|rm| std::cmp::Reverse(rm.score));
-            self.completed = Some(Outcome {
-                depth,
-                lines: self.root_moves[..multipv].to_vec(),
-            });
+            let mut lines = self.root_moves[..multipv].to_vec();
+            // A root in the tables shows what they say it is worth, unless
+            // the search found a mate.
+            if let Some(tb_score) = self.shared.root_tb_score {
+                for line in lines.iter_mut().filter(|l| l.score.abs() < MATE_BOUND) {
+                    line.score = tb_score;
+                }
+            }
+            self.completed = Some(Outcome { depth, lines });
             self.flush_nodes();
             if self.is_main() {
                 self.shared
@@ -195,7 +201,7 @@ impl<'a> Worker<'a> {
         let previous = self.root_moves[self.pv_index].previous_score;
         let mut delta = 20;
         let (mut alpha, mut beta) =
-            if depth >= 5 && previous.abs() < MATE_BOUND && self.on(Feature::Aspiration) {
+            if depth >= 5 && previous.abs() < TB_WIN_BOUND && self.on(Feature::Aspiration) {
                 (
                     (previous - delta).max(-INFINITY),
                     (previous + delta).min(INFINITY),
@@ -470,6 +476,56 @@ impl<'a> Worker<'a> {
             return score;
         }
 
+        // Tablebases: a position reached by a capture or a pawn move, with
+        // few enough pieces, has its outcome in the tables. A draw, or a
+        // bound that settles the window, ends the node; in a PV node a win
+        // is a floor for the score and a loss a ceiling.
+        let mut tb_floor = None;
+        let mut tb_ceiling = None;
+        let shared = self.shared;
+        if let Some(tb) = &shared.tb
+            && excluded.is_none()
+            && pos.halfmoves() == 0
+        {
+            let pieces = pos.board().occupied().count();
+            if pieces <= tb.cardinality
+                && (pieces < tb.cardinality || depth >= tb.probe_depth)
+                && let Some(wdl) = tb.tables.probe_wdl(pos)
+            {
+                shared.tbhits.fetch_add(1, Ordering::Relaxed);
+                let (score, bound) = wdl_score(wdl, ply, tb.fifty_move_rule);
+                let settles = match bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if settles {
+                    let raw = if in_check {
+                        0
+                    } else {
+                        tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval)
+                    };
+                    shared.tt.store(
+                        key,
+                        0,
+                        score_to_tt(score, ply),
+                        raw,
+                        (depth + 6).min(MAX_PLY as i32 - 1),
+                        bound,
+                    );
+                    return score;
+                }
+                if PV {
+                    if bound == Bound::Lower {
+                        tb_floor = Some(score);
+                        alpha = alpha.max(score);
+                    } else {
+                        tb_ceiling = Some(score);
+                    }
+                }
+            }
+        }
+
         // The raw static eval and its correction slot; neither in check.
         let evaluated = (!in_check).then(|| {
             let raw = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
@@ -490,7 +546,7 @@ impl<'a> Worker<'a> {
         // says the position is worth at least (or at most) that much more
         // (or less).
         let eval = static_eval.map(|e| match tt {
-            Some(t) if score_from_tt(t.score, ply).abs() < MATE_BOUND => {
+            Some(t) if score_from_tt(t.score, ply).abs() < TB_WIN_BOUND => {
                 let s = score_from_tt(t.score, ply);
                 let usable = match t.bound {
                     Bound::Exact => true,
@@ -509,7 +565,7 @@ impl<'a> Worker<'a> {
             // Reverse futility: far above beta with little depth left.
             if depth <= 8
                 && self.on(Feature::ReverseFutility)
-                && eval.abs() < MATE_BOUND
+                && eval.abs() < TB_WIN_BOUND
                 && eval - 80 * (depth - i32::from(improving)) >= beta
             {
                 return eval;
@@ -547,7 +603,7 @@ impl<'a> Worker<'a> {
                     return 0;
                 }
                 if score >= beta {
-                    let score = if score >= MATE_BOUND { beta } else { score };
+                    let score = if score >= TB_WIN_BOUND { beta } else { score };
                     if depth < 10 {
                         return score;
                     }
@@ -569,7 +625,7 @@ impl<'a> Worker<'a> {
         let probcut_beta = beta + 200;
         if let (false, None, Some(eval), Some((_, raw))) = (PV, excluded, eval, evaluated)
             && depth >= 5
-            && beta.abs() < MATE_BOUND
+            && beta.abs() < TB_WIN_BOUND
             && self.on(Feature::ProbCut)
             && !tt
                 .is_some_and(|e| e.depth >= depth - 3 && score_from_tt(e.score, ply) < probcut_beta)
@@ -640,7 +696,7 @@ impl<'a> Worker<'a> {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
         let original_alpha = alpha;
-        let mut best_score = -INFINITY;
+        let mut best_score = tb_floor.unwrap_or(-INFINITY);
         let mut best_move = None;
         let mut quiets_tried = MoveList::new();
         let mut searched = 0usize;
@@ -675,7 +731,7 @@ impl<'a> Worker<'a> {
             let lmr_depth = (depth - 1 - self.lmr[depth.min(63) as usize][tried.min(63)]).max(0);
             // Shallow pruning, never of a move that gives check (it may mate)
             // and never before one move has a score.
-            if best_score > -MATE_BOUND && prunable && !gives_check {
+            if best_score > -TB_WIN_BOUND && prunable && !gives_check {
                 if quiet {
                     // Late move pruning: the quiet moves ordered last.
                     // Both conditions hold for every later quiet move too.
@@ -787,7 +843,7 @@ impl<'a> Worker<'a> {
             return if excluded.is_some() {
                 alpha
             } else {
-                eval.unwrap_or(alpha)
+                tb_floor.or(eval).unwrap_or(alpha)
             };
         }
         if let Some(best) = best_move
@@ -802,6 +858,9 @@ impl<'a> Worker<'a> {
                 self.history
                     .update_quiets(pos.turn(), best, &quiets_tried, depth, &context);
             }
+        }
+        if let Some(ceiling) = tb_ceiling {
+            best_score = best_score.min(ceiling);
         }
         let bound = if best_score >= beta {
             Bound::Lower
@@ -825,7 +884,7 @@ impl<'a> Worker<'a> {
             // mate, and not a bound on the wrong side of the eval.
             if let (Some((slot, raw)), Some(eval)) = (evaluated, static_eval)
                 && best_move.is_none_or(|m| !is_noisy(m))
-                && best_score.abs() < MATE_BOUND
+                && best_score.abs() < TB_WIN_BOUND
                 && !(bound == Bound::Lower && best_score <= eval)
                 && !(bound == Bound::Upper && best_score >= eval)
                 && self.on(Feature::Correction)
@@ -858,7 +917,7 @@ impl<'a> Worker<'a> {
         if depth < 7
             || entry.depth < depth - 3
             || entry.bound == Bound::Upper
-            || tt_score.abs() >= MATE_BOUND
+            || tt_score.abs() >= TB_WIN_BOUND
             || ply >= 2 * self.root_depth as usize
             || !self.on(Feature::Singular)
         {

@@ -15,6 +15,7 @@ use crate::game::Game;
 use crate::perft;
 use crate::search::report::SearchResult;
 use crate::search::strength::Strength;
+use crate::search::tablebase::TbConfig;
 use crate::search::time::TimeLimit;
 use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
 use crossbeam_channel::{Receiver, never, select};
@@ -268,7 +269,30 @@ impl Controller {
                 }
             }
             Change::ClearHash => self.engine.clear(),
+            Change::SyzygyPath => self.load_tablebases(),
+            Change::SyzygyConfig => self.engine.set_tb_config(TbConfig {
+                probe_depth: self.options.syzygy_probe_depth,
+                fifty_move_rule: self.options.syzygy_50_move_rule,
+                probe_limit: self.options.syzygy_probe_limit,
+            }),
             Change::Other => {}
+        }
+    }
+
+    /// Loads the tables of `SyzygyPath` for the next searches: one error
+    /// line names every folder and file that could not be used, one line
+    /// says what was found. An empty path switches probing off silently.
+    fn load_tablebases(&mut self) {
+        let load = self.engine.set_syzygy_path(&self.options.syzygy_path);
+        if !load.problems.is_empty() {
+            self.out
+                .error(&format!("SyzygyPath: {}", load.problems.join("; ")));
+        }
+        if !self.options.syzygy_path.is_empty() {
+            self.out.info_string(&format!(
+                "Found {} tablebases ({} with DTZ, up to {} pieces)",
+                load.wdl_tables, load.dtz_tables, load.max_pieces
+            ));
         }
     }
 

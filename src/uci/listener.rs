@@ -57,7 +57,7 @@ pub fn info_line(line: &PvReport<'_>, mode: CastlingMode, show_wdl: bool) -> Str
         pv.push_str(&m.to_uci(mode).to_string());
     }
     format!(
-        "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {} hashfull {} time {} pv{pv}",
+        "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {} hashfull {} tbhits {} time {} pv{pv}",
         line.depth,
         line.seldepth,
         line.multipv,
@@ -65,6 +65,7 @@ pub fn info_line(line: &PvReport<'_>, mode: CastlingMode, show_wdl: bool) -> Str
         line.nodes,
         line.nps(),
         line.hashfull,
+        line.tbhits,
         line.time.as_millis(),
     )
 }
@@ -124,6 +125,7 @@ mod tests {
                 loss: 50,
             },
             nodes: 12_345,
+            tbhits: 6,
             time: Duration::from_millis(50),
             hashfull: 3,
             pv,
@@ -143,7 +145,7 @@ mod tests {
         let line = report(Score::Centipawns(-31), ScoreBound::Exact, 1, &pv);
         assert_eq!(
             info_line(&line, CastlingMode::Standard, false),
-            "info depth 7 seldepth 11 multipv 1 score cp -31 nodes 12345 nps 246900 hashfull 3 time 50 pv e2e4"
+            "info depth 7 seldepth 11 multipv 1 score cp -31 nodes 12345 nps 246900 hashfull 3 tbhits 6 time 50 pv e2e4"
         );
     }
 
@@ -152,7 +154,7 @@ mod tests {
         let line = report(Score::Mate(-2), ScoreBound::Upper, 3, &[]);
         assert_eq!(
             info_line(&line, CastlingMode::Standard, true),
-            "info depth 7 seldepth 11 multipv 3 score mate -2 upperbound wdl 700 250 50 nodes 12345 nps 246900 hashfull 3 time 50 pv"
+            "info depth 7 seldepth 11 multipv 3 score mate -2 upperbound wdl 700 250 50 nodes 12345 nps 246900 hashfull 3 tbhits 6 time 50 pv"
         );
         let line = report(Score::Mate(3), ScoreBound::Lower, 2, &[]);
         assert!(

@@ -15,6 +15,11 @@ pub struct Options {
     pub show_wdl: bool,
     pub limit_strength: bool,
     pub elo: u32,
+    /// Folders of Syzygy tables, as given (empty: no tables).
+    pub syzygy_path: String,
+    pub syzygy_probe_depth: i32,
+    pub syzygy_50_move_rule: bool,
+    pub syzygy_probe_limit: usize,
 }
 
 impl Default for Options {
@@ -29,11 +34,16 @@ impl Default for Options {
             show_wdl: false,
             limit_strength: false,
             elo: 0,
+            syzygy_path: String::new(),
+            syzygy_probe_depth: 0,
+            syzygy_50_move_rule: false,
+            syzygy_probe_limit: 0,
         };
         for (name, kind) in DECLARED {
             let value = match kind {
                 Kind::Check(default) => default.to_string(),
                 Kind::Spin { default, .. } => default.to_string(),
+                Kind::Text(default) => default.to_string(),
                 Kind::Button => continue,
             };
             let set = options.set(name, Some(&value));
@@ -46,12 +56,18 @@ impl Default for Options {
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Check(bool),
-    Spin { default: u64, min: u64, max: u64 },
+    Spin {
+        default: u64,
+        min: u64,
+        max: u64,
+    },
+    /// A UCI `string` option; `<empty>` is the empty string.
+    Text(&'static str),
     Button,
 }
 
 /// Option names as declared; `setoption` matches them case-insensitively.
-const DECLARED: [(&str, Kind); 10] = [
+const DECLARED: [(&str, Kind); 14] = [
     (
         "Hash",
         Kind::Spin {
@@ -97,6 +113,26 @@ const DECLARED: [(&str, Kind); 10] = [
             max: Strength::MAX_ELO as u64,
         },
     ),
+    // The Syzygy options as Stockfish names them (lichess-bot and GUIs set
+    // them by these names).
+    ("SyzygyPath", Kind::Text("<empty>")),
+    (
+        "SyzygyProbeDepth",
+        Kind::Spin {
+            default: 1,
+            min: 1,
+            max: 100,
+        },
+    ),
+    ("Syzygy50MoveRule", Kind::Check(true)),
+    (
+        "SyzygyProbeLimit",
+        Kind::Spin {
+            default: 7,
+            min: 0,
+            max: 7,
+        },
+    ),
 ];
 
 /// What a successful `setoption` asks the engine to do besides storing it.
@@ -106,6 +142,10 @@ pub enum Change {
     Threads,
     ClearHash,
     Chess960,
+    /// New folders of Syzygy tables to load.
+    SyzygyPath,
+    /// A new way of probing the tables.
+    SyzygyConfig,
     Other,
 }
 
@@ -119,6 +159,7 @@ impl Options {
                 Kind::Spin { default, min, max } => {
                     format!("option name {name} type spin default {default} min {min} max {max}")
                 }
+                Kind::Text(d) => format!("option name {name} type string default {d}"),
                 Kind::Button => format!("option name {name} type button"),
             })
             .collect()
@@ -137,6 +178,15 @@ impl Options {
                 // Only `Clear Hash` is a button.
                 Ok(Change::ClearHash)
             }
+            Kind::Text(_) => {
+                // Only `SyzygyPath` is a string.
+                self.syzygy_path = if value == "<empty>" {
+                    String::new()
+                } else {
+                    value.to_string()
+                };
+                Ok(Change::SyzygyPath)
+            }
             Kind::Check(_) => {
                 let on = match value.to_ascii_lowercase().as_str() {
                     "true" => true,
@@ -154,6 +204,10 @@ impl Options {
                         return Ok(Change::Chess960);
                     }
                     "UCI_LimitStrength" => self.limit_strength = on,
+                    "Syzygy50MoveRule" => {
+                        self.syzygy_50_move_rule = on;
+                        return Ok(Change::SyzygyConfig);
+                    }
                     _ => self.show_wdl = on,
                 }
                 Ok(Change::Other)
@@ -186,6 +240,14 @@ impl Options {
                         // Within MIN_ELO..=MAX_ELO: checked above.
                         self.elo = v as u32;
                         Ok(Change::Other)
+                    }
+                    "SyzygyProbeDepth" => {
+                        self.syzygy_probe_depth = n as i32;
+                        Ok(Change::SyzygyConfig)
+                    }
+                    "SyzygyProbeLimit" => {
+                        self.syzygy_probe_limit = n;
+                        Ok(Change::SyzygyConfig)
                     }
                     _ => {
                         self.move_overhead_ms = v;
@@ -236,5 +298,45 @@ mod tests {
             o.set("Syzygy", Some("x")),
             Err("no such option: Syzygy".to_string())
         );
+    }
+
+    #[test]
+    fn syzygy_options() {
+        let lines = Options::declarations();
+        for line in [
+            "option name SyzygyPath type string default <empty>",
+            "option name SyzygyProbeDepth type spin default 1 min 1 max 100",
+            "option name Syzygy50MoveRule type check default true",
+            "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
+        ] {
+            assert!(lines.contains(&line.to_string()), "{line}");
+        }
+        let mut o = Options::default();
+        assert_eq!(o.syzygy_path, "");
+        assert_eq!(
+            (
+                o.syzygy_probe_depth,
+                o.syzygy_50_move_rule,
+                o.syzygy_probe_limit
+            ),
+            (1, true, 7)
+        );
+        assert_eq!(o.set("syzygypath", Some("/a b:/c")), Ok(Change::SyzygyPath));
+        assert_eq!(o.syzygy_path, "/a b:/c");
+        assert_eq!(o.set("SyzygyPath", Some("<empty>")), Ok(Change::SyzygyPath));
+        assert_eq!(o.syzygy_path, "");
+        assert_eq!(o.set("SyzygyPath", None), Ok(Change::SyzygyPath));
+        assert_eq!(
+            o.set("Syzygy50MoveRule", Some("false")),
+            Ok(Change::SyzygyConfig)
+        );
+        assert!(!o.syzygy_50_move_rule);
+        assert!(o.set("SyzygyProbeLimit", Some("8")).is_err());
+        assert!(o.set("SyzygyProbeDepth", Some("0")).is_err());
+        assert_eq!(
+            o.set("SyzygyProbeLimit", Some("0")),
+            Ok(Change::SyzygyConfig)
+        );
+        assert_eq!(o.syzygy_probe_limit, 0);
     }
 }
