@@ -542,21 +542,7 @@ impl<'a> Worker<'a> {
             (Some(now), None, Some(four)) => now > four,
             (Some(_), None, None) => true,
         };
-        // Pruning trusts a TT score over the static eval where its bound
-        // says the position is worth at least (or at most) that much more
-        // (or less).
-        let eval = static_eval.map(|e| match tt {
-            Some(t) if score_from_tt(t.score, ply).abs() < TB_WIN_BOUND => {
-                let s = score_from_tt(t.score, ply);
-                let usable = match t.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s > e,
-                    Bound::Upper => s < e,
-                };
-                if usable { s } else { e }
-            }
-            _ => e,
-        });
+        let eval = static_eval;
         self.stack[ply + 1].null_move = false;
         // Children share killers with their cousins; grandchildren start afresh.
         self.history.clear_killers(ply + 2);
