@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use std::time::{Duration, Instant};
 
-const OPTIONS: [&str; 8] = [
+const OPTIONS: [&str; 9] = [
     "option name Hash type spin default 16 min 1 max 65536",
     "option name Threads type spin default 1 min 1 max 256",
     "option name MultiPV type spin default 1 min 1 max 256",
@@ -14,6 +14,7 @@ const OPTIONS: [&str; 8] = [
     "option name Clear Hash type button",
     "option name UCI_Chess960 type check default false",
     "option name UCI_ShowWDL type check default false",
+    "option name EvalFile type string default <empty>",
 ];
 
 #[test]

@@ -9,9 +9,6 @@ use super::network::Network;
 use super::simd;
 use shakmaty::{Board, Chess, Color, Move, Position};
 
-/// Most features a position can have (32 pieces).
-const MAX_ACTIVE: usize = 32;
-
 /// The accumulator pair of one position: White's perspective, then Black's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Accumulator {
@@ -30,10 +27,8 @@ impl Accumulator {
     /// Applies a move's change in place.
     pub fn apply(&mut self, net: &Network, change: &Change) {
         let (white, black) = self.values.split_at_mut(net.hidden());
-        for (perspective, acc) in [(Color::White, white), (Color::Black, black)] {
-            let (adds, subs) = rows(net, perspective, change);
-            simd::update_in_place(acc, adds.as_slice(), subs.as_slice());
-        }
+        apply_change(net, Color::White, change, white, None);
+        apply_change(net, Color::Black, change, black, None);
     }
 
     pub fn white(&self) -> &[i16] {
@@ -50,52 +45,59 @@ impl Accumulator {
     }
 }
 
-/// A few rows of W1, without allocating.
-struct Rows<'a> {
-    rows: [&'a [i16]; MAX_ACTIVE],
-    len: usize,
-}
-
-impl<'a> Rows<'a> {
-    fn new() -> Rows<'a> {
-        Rows {
-            rows: [&[]; MAX_ACTIVE],
-            len: 0,
+/// `out = input + the rows of what `change` adds − those of what it
+/// removes`, from `perspective`, with the loop made for the change's shape.
+fn apply_change(
+    net: &Network,
+    perspective: Color,
+    change: &Change,
+    out: &mut [i16],
+    input: Option<&[i16]>,
+) {
+    let row =
+        |&(p, s): &(shakmaty::Piece, shakmaty::Square)| net.row(features::index(perspective, p, s));
+    macro_rules! go {
+        ($adds:expr, $subs:expr) => {
+            match input {
+                Some(input) => simd::update(out, input, $adds, $subs),
+                None => simd::update_in_place(out, $adds, $subs),
+            }
+        };
+    }
+    match (change.added(), change.removed()) {
+        ([a], [s]) => go!([row(a)], [row(s)]),
+        ([a], [s, t]) => go!([row(a)], [row(s), row(t)]),
+        ([a, b], [s, t]) => go!([row(a), row(b)], [row(s), row(t)]),
+        (added, removed) => {
+            // No move of chess has another shape; done row by row.
+            if let Some(input) = input {
+                simd::update(out, input, [], []);
+            }
+            for a in added {
+                simd::update_in_place(out, [row(a)], []);
+            }
+            for s in removed {
+                simd::update_in_place(out, [], [row(s)]);
+            }
         }
     }
-    fn push(&mut self, row: &'a [i16]) {
-        if let Some(slot) = self.rows.get_mut(self.len) {
-            *slot = row;
-            self.len += 1;
-        }
-    }
-    fn as_slice(&self) -> &[&'a [i16]] {
-        &self.rows[..self.len]
-    }
-}
-
-/// The rows a change adds and takes away, from `perspective`.
-fn rows<'a>(net: &'a Network, perspective: Color, change: &Change) -> (Rows<'a>, Rows<'a>) {
-    let mut adds = Rows::new();
-    let mut subs = Rows::new();
-    for &(p, s) in change.added() {
-        adds.push(net.row(features::index(perspective, p, s)));
-    }
-    for &(p, s) in change.removed() {
-        subs.push(net.row(features::index(perspective, p, s)));
-    }
-    (adds, subs)
 }
 
 /// Both perspectives of `board` into `values` (`2 * hidden` lanes).
 fn refresh(net: &Network, board: &Board, values: &mut [i16]) {
     let (white, black) = values.split_at_mut(net.hidden());
     for (perspective, acc) in [(Color::White, white), (Color::Black, black)] {
-        let mut adds = Rows::new();
-        for f in features::active(board, perspective) {
-            adds.push(net.row(f));
+        simd::update(acc, net.bias(), [], []);
+        let rows: Vec<&[i16]> = features::active(board, perspective)
+            .map(|f| net.row(f))
+            .collect();
+        let mut fours = rows.chunks_exact(4);
+        for four in fours.by_ref() {
+            simd::update_in_place(acc, [four[0], four[1], four[2], four[3]], []);
         }
-        simd::update(acc, net.bias(), adds.as_slice(), &[]);
+        for &row in fours.remainder() {
+            simd::update_in_place(acc, [row], []);
+        }
     }
 }
 
@@ -196,13 +198,8 @@ impl AccumulatorStack {
                     let change = Change::of(turn, m);
                     let (out_white, out_black) = output.split_at_mut(self.hidden);
                     let (in_white, in_black) = input.split_at(self.hidden);
-                    for (perspective, out, input) in [
-                        (Color::White, out_white, in_white),
-                        (Color::Black, out_black, in_black),
-                    ] {
-                        let (adds, subs) = rows(net, perspective, &change);
-                        simd::update(out, input, adds.as_slice(), subs.as_slice());
-                    }
+                    apply_change(net, Color::White, &change, out_white, Some(in_white));
+                    apply_change(net, Color::Black, &change, out_black, Some(in_black));
                 }
                 Entry::Null | Entry::Ready => output.copy_from_slice(input),
             }

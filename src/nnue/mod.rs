@@ -78,7 +78,7 @@ pub fn describe(net: Option<&Network>, pos: &Chess) -> Vec<String> {
     let white = |s: i32| if pos.turn() == Color::White { s } else { -s };
     let mut lines = vec![
         format!(
-            "net: {}x{}x2 -> 1 (SCReLU), {} features active",
+            "net: ({} -> {}) x 2 -> 1, SCReLU; {} features a side",
             network::INPUTS,
             net.hidden(),
             pos.board().occupied().count()

@@ -301,9 +301,12 @@ impl Network {
     }
 
     /// A deterministic net of random weights, for tests and measurements:
-    /// the same `seed` and `hidden` give the same net. Its scores are of the
-    /// size of real ones (a few hundred centipawns). `hidden` is rounded up
-    /// to a valid size.
+    /// the same `seed` and `hidden` give the same net. `hidden` is rounded
+    /// up to a valid size. The other side's output weights are the side to
+    /// move's negated and B2 is 0, so that a position scores the opposite
+    /// for the other side to move, as a trained net roughly does: searches
+    /// with it behave like searches (a net with unrelated halves swings by
+    /// hundreds of centipawns from ply to ply, and no pruning works).
     pub fn random(seed: u64, hidden: usize) -> Network {
         let hidden = hidden
             .clamp(HIDDEN_STEP, MAX_HIDDEN)
@@ -320,14 +323,14 @@ impl Network {
         let mut uniform = |lo: i32, hi: i32| (lo + (next() % (hi - lo + 1) as u64) as i32) as i16;
         let w1 = (0..INPUTS * hidden).map(|_| uniform(-24, 24)).collect();
         let b1 = (0..hidden).map(|_| uniform(-16, 96)).collect();
-        let w2 = (0..2 * hidden).map(|_| uniform(-12, 12)).collect();
-        let b2 = i32::from(uniform(-2000, 2000));
+        let us: Vec<i16> = (0..hidden).map(|_| uniform(-12, 12)).collect();
+        let w2 = us.iter().copied().chain(us.iter().map(|w| -w)).collect();
         Network {
             hidden,
             w1,
             b1,
             w2,
-            b2,
+            b2: 0,
         }
     }
 

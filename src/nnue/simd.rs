@@ -53,15 +53,26 @@ impl Level {
 /// Lanes every vector path handles at once at least (one AVX2 register).
 const LANES: usize = 16;
 
-/// `out = input + Σ adds − Σ subs`, lane by lane, wrapping.
+/// `out = input + Σ adds − Σ subs`, lane by lane, wrapping. The numbers of
+/// rows are constants, so that each kind of move gets a loop of its own
+/// with every row in registers (quiet 1+1, capture 1+2, castling 2+2).
 #[inline]
-pub fn update(out: &mut [i16], input: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
+pub fn update<const A: usize, const S: usize>(
+    out: &mut [i16],
+    input: &[i16],
+    adds: [&[i16]; A],
+    subs: [&[i16]; S],
+) {
     update_at(Level::best(), out, input, adds, subs);
 }
 
 /// `acc += Σ adds − Σ subs`, lane by lane, wrapping.
 #[inline]
-pub fn update_in_place(acc: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
+pub fn update_in_place<const A: usize, const S: usize>(
+    acc: &mut [i16],
+    adds: [&[i16]; A],
+    subs: [&[i16]; S],
+) {
     update_in_place_at(Level::best(), acc, adds, subs);
 }
 
@@ -79,21 +90,29 @@ fn shapes_fit(len: usize, inputs: &[&[i16]]) -> bool {
 
 /// `update` with a given level; a level this CPU lacks, or slices of
 /// different lengths, take the scalar code.
-pub fn update_at(level: Level, out: &mut [i16], input: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
+#[inline]
+pub fn update_at<const A: usize, const S: usize>(
+    level: Level,
+    out: &mut [i16],
+    input: &[i16],
+    adds: [&[i16]; A],
+    subs: [&[i16]; S],
+) {
     let fits = input.len() == out.len()
-        && shapes_fit(out.len(), adds)
-        && shapes_fit(out.len(), subs)
+        && shapes_fit(out.len(), &adds)
+        && shapes_fit(out.len(), &subs)
         && level.available();
     #[cfg(target_arch = "x86_64")]
     if fits {
         let (dst, src, len) = (out.as_mut_ptr(), input.as_ptr(), out.len());
+        let (a, s) = (adds.map(<[i16]>::as_ptr), subs.map(<[i16]>::as_ptr));
         match level {
             // SAFETY: the CPU has the level's features (`available`); `out`
             // and `input` hold `len` lanes, as every row does (`shapes_fit`),
             // and `len` is a multiple of 16; `out` is a distinct `&mut`.
-            Level::Avx512 => return unsafe { x86::update_avx512(dst, src, len, adds, subs) },
+            Level::Avx512 => return unsafe { x86::update_avx512(dst, src, len, a, s) },
             // SAFETY: as above.
-            Level::Avx2 => return unsafe { x86::update_avx2(dst, src, len, adds, subs) },
+            Level::Avx2 => return unsafe { x86::update_avx2(dst, src, len, a, s) },
             Level::Scalar => {}
         }
     }
@@ -102,29 +121,36 @@ pub fn update_at(level: Level, out: &mut [i16], input: &[i16], adds: &[&[i16]], 
 }
 
 /// `update_in_place` with a given level (see `update_at`).
-pub fn update_in_place_at(level: Level, acc: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
-    let fits = shapes_fit(acc.len(), adds) && shapes_fit(acc.len(), subs) && level.available();
+#[inline]
+pub fn update_in_place_at<const A: usize, const S: usize>(
+    level: Level,
+    acc: &mut [i16],
+    adds: [&[i16]; A],
+    subs: [&[i16]; S],
+) {
+    let fits = shapes_fit(acc.len(), &adds) && shapes_fit(acc.len(), &subs) && level.available();
     #[cfg(target_arch = "x86_64")]
     if fits {
         let (ptr, len) = (acc.as_mut_ptr(), acc.len());
+        let (a, s) = (adds.map(<[i16]>::as_ptr), subs.map(<[i16]>::as_ptr));
         match level {
             // SAFETY: as in `update_at`; input and output are the same
             // lanes, and each vector is read before it is written.
-            Level::Avx512 => return unsafe { x86::update_avx512(ptr, ptr, len, adds, subs) },
+            Level::Avx512 => return unsafe { x86::update_avx512(ptr, ptr, len, a, s) },
             // SAFETY: as above.
-            Level::Avx2 => return unsafe { x86::update_avx2(ptr, ptr, len, adds, subs) },
+            Level::Avx2 => return unsafe { x86::update_avx2(ptr, ptr, len, a, s) },
             Level::Scalar => {}
         }
     }
     let _ = fits;
     for a in adds {
         acc.iter_mut()
-            .zip(*a)
+            .zip(a)
             .for_each(|(v, &x)| *v = v.wrapping_add(x));
     }
     for s in subs {
         acc.iter_mut()
-            .zip(*s)
+            .zip(s)
             .for_each(|(v, &x)| *v = v.wrapping_sub(x));
     }
 }
@@ -149,16 +175,21 @@ pub fn screlu_dot_at(level: Level, acc: &[i16], w: &[i16]) -> i32 {
 }
 
 /// The reference: what the spec's formulas say, lane by lane.
-pub fn update_scalar(out: &mut [i16], input: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
+pub fn update_scalar<const A: usize, const S: usize>(
+    out: &mut [i16],
+    input: &[i16],
+    adds: [&[i16]; A],
+    subs: [&[i16]; S],
+) {
     out.iter_mut().zip(input).for_each(|(o, &x)| *o = x);
     for a in adds {
         out.iter_mut()
-            .zip(*a)
+            .zip(a)
             .for_each(|(v, &x)| *v = v.wrapping_add(x));
     }
     for s in subs {
         out.iter_mut()
-            .zip(*s)
+            .zip(s)
             .for_each(|(v, &x)| *v = v.wrapping_sub(x));
     }
 }
@@ -184,12 +215,12 @@ mod x86 {
     /// `len` lanes (they may be the same lanes), every row has `len` lanes,
     /// and `len` is a multiple of 16.
     #[target_feature(enable = "avx512f,avx512bw,avx2")]
-    pub unsafe fn update_avx512(
+    pub unsafe fn update_avx512<const A: usize, const S: usize>(
         out: *mut i16,
         input: *const i16,
         len: usize,
-        adds: &[&[i16]],
-        subs: &[&[i16]],
+        adds: [*const i16; A],
+        subs: [*const i16; S],
     ) {
         let mut i = 0;
         while i + 32 <= len {
@@ -197,10 +228,10 @@ mod x86 {
             unsafe {
                 let mut v = _mm512_loadu_si512(input.add(i).cast());
                 for a in adds {
-                    v = _mm512_add_epi16(v, _mm512_loadu_si512(a.as_ptr().add(i).cast()));
+                    v = _mm512_add_epi16(v, _mm512_loadu_si512(a.add(i).cast()));
                 }
                 for s in subs {
-                    v = _mm512_sub_epi16(v, _mm512_loadu_si512(s.as_ptr().add(i).cast()));
+                    v = _mm512_sub_epi16(v, _mm512_loadu_si512(s.add(i).cast()));
                 }
                 _mm512_storeu_si512(out.add(i).cast(), v);
             }
@@ -212,10 +243,10 @@ mod x86 {
             unsafe {
                 let mut v = _mm256_loadu_si256(input.add(i).cast());
                 for a in adds {
-                    v = _mm256_add_epi16(v, _mm256_loadu_si256(a.as_ptr().add(i).cast()));
+                    v = _mm256_add_epi16(v, _mm256_loadu_si256(a.add(i).cast()));
                 }
                 for s in subs {
-                    v = _mm256_sub_epi16(v, _mm256_loadu_si256(s.as_ptr().add(i).cast()));
+                    v = _mm256_sub_epi16(v, _mm256_loadu_si256(s.add(i).cast()));
                 }
                 _mm256_storeu_si256(out.add(i).cast(), v);
             }
@@ -227,12 +258,12 @@ mod x86 {
     /// # Safety
     /// The CPU has AVX2; otherwise as `update_avx512`.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn update_avx2(
+    pub unsafe fn update_avx2<const A: usize, const S: usize>(
         out: *mut i16,
         input: *const i16,
         len: usize,
-        adds: &[&[i16]],
-        subs: &[&[i16]],
+        adds: [*const i16; A],
+        subs: [*const i16; S],
     ) {
         let mut i = 0;
         while i + 16 <= len {
@@ -240,10 +271,10 @@ mod x86 {
             unsafe {
                 let mut v = _mm256_loadu_si256(input.add(i).cast());
                 for a in adds {
-                    v = _mm256_add_epi16(v, _mm256_loadu_si256(a.as_ptr().add(i).cast()));
+                    v = _mm256_add_epi16(v, _mm256_loadu_si256(a.add(i).cast()));
                 }
                 for s in subs {
-                    v = _mm256_sub_epi16(v, _mm256_loadu_si256(s.as_ptr().add(i).cast()));
+                    v = _mm256_sub_epi16(v, _mm256_loadu_si256(s.add(i).cast()));
                 }
                 _mm256_storeu_si256(out.add(i).cast(), v);
             }
@@ -395,39 +426,53 @@ mod tests {
         let input = [i16::MAX; 16];
         let one = [1i16; 16];
         let two = [2i16; 16];
-        update_scalar(&mut out, &input, &[&one], &[&two]);
+        update_scalar(&mut out, &input, [&one[..]], [&two[..]]);
         // MAX + 1 wraps to MIN; − 2 wraps back to MAX − 1.
         assert_eq!(out, [i16::MAX - 1; 16]);
+    }
+
+    /// `update`, `update_in_place` and `screlu_dot` of every level equal
+    /// the scalar code, for `A` rows added and `S` taken away.
+    fn check<const A: usize, const S: usize>(rng: &mut Rng, levels: &[Level], len: usize) {
+        let input = rng.lanes(len);
+        let adds: [Vec<i16>; A] = std::array::from_fn(|_| rng.lanes(len));
+        let subs: [Vec<i16>; S] = std::array::from_fn(|_| rng.lanes(len));
+        let (adds, subs) = (
+            adds.each_ref().map(|v| &v[..]),
+            subs.each_ref().map(|v| &v[..]),
+        );
+        let mut expected = vec![0; len];
+        update_scalar(&mut expected, &input, adds, subs);
+        let w: Vec<i16> = (0..len).map(|_| rng.weight()).collect();
+        let dot = screlu_dot_scalar(&input, &w);
+        for &level in levels {
+            let mut out = vec![0; len];
+            update_at(level, &mut out, &input, adds, subs);
+            assert_eq!(out, expected, "{level:?} update {A}+{S}, len {len}");
+            let mut acc = input.clone();
+            update_in_place_at(level, &mut acc, adds, subs);
+            assert_eq!(acc, expected, "{level:?} in place {A}+{S}, len {len}");
+            assert_eq!(
+                screlu_dot_at(level, &input, &w),
+                dot,
+                "{level:?} dot, len {len}"
+            );
+        }
     }
 
     #[test]
     fn every_level_gives_the_scalar_integers() {
         let levels = levels();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        for round in 0..300 {
-            let len = [16, 32, 48, 64, 256, 1024][round % 6];
-            let input = rng.lanes(len);
-            let rows: Vec<Vec<i16>> = (0..6).map(|_| rng.lanes(len)).collect();
-            let (n_add, n_sub) = ((round / 6) % 4, (round / 24) % 3);
-            let adds: Vec<&[i16]> = rows[..n_add].iter().map(|r| r.as_slice()).collect();
-            let subs: Vec<&[i16]> = rows[3..3 + n_sub].iter().map(|r| r.as_slice()).collect();
-            let mut expected = vec![0; len];
-            update_scalar(&mut expected, &input, &adds, &subs);
-            let w: Vec<i16> = (0..len).map(|_| rng.weight()).collect();
-            let dot = screlu_dot_scalar(&input, &w);
-            for &level in &levels {
-                let mut out = vec![0; len];
-                update_at(level, &mut out, &input, &adds, &subs);
-                assert_eq!(out, expected, "{level:?} update, len {len}");
-                let mut acc = input.clone();
-                update_in_place_at(level, &mut acc, &adds, &subs);
-                assert_eq!(acc, expected, "{level:?} in place, len {len}");
-                assert_eq!(
-                    screlu_dot_at(level, &input, &w),
-                    dot,
-                    "{level:?} dot, len {len}"
-                );
-            }
+        for round in 0..40 {
+            let len = [16, 32, 48, 64, 256, 1024, 4096, 80][round % 8];
+            check::<0, 0>(&mut rng, &levels, len);
+            check::<1, 0>(&mut rng, &levels, len);
+            check::<1, 1>(&mut rng, &levels, len);
+            check::<1, 2>(&mut rng, &levels, len);
+            check::<2, 2>(&mut rng, &levels, len);
+            check::<4, 0>(&mut rng, &levels, len);
+            check::<0, 3>(&mut rng, &levels, len);
         }
     }
 
@@ -449,7 +494,7 @@ mod tests {
         let row = [1i16; 20];
         for level in levels() {
             let mut out = [0i16; 20];
-            update_at(level, &mut out, &input, &[&row], &[]);
+            update_at(level, &mut out, &input, [&row], []);
             assert_eq!(out, [4; 20]);
             assert_eq!(screlu_dot_at(level, &input, &row), 9 * 20);
         }

@@ -8,6 +8,7 @@ use super::history::HistoryTables;
 use super::report::{Listener, SearchResult};
 use super::tt::TranspositionTable;
 use super::{SearchRequest, Signals};
+use crate::nnue::{self, NetError, Network};
 use std::sync::Arc;
 
 /// Search threads recurse deeply over copied positions and move lists.
@@ -36,6 +37,9 @@ pub struct Engine {
     /// The size `tt` was made with.
     hash_mb: usize,
     histories: Arc<HistoryTables>,
+    /// The net the search evaluates with; `None`: the hand-written
+    /// evaluation. Shared read-only by the workers.
+    net: Option<Arc<Network>>,
 }
 
 impl Engine {
@@ -48,6 +52,7 @@ impl Engine {
             tt: Arc::new(tt),
             hash_mb,
             histories: Arc::new(HistoryTables::new(threads)),
+            net: nnue::embedded(),
         })
     }
 
@@ -81,6 +86,34 @@ impl Engine {
     pub fn clear(&mut self) {
         self.tt.clear(self.threads());
         self.histories = Arc::new(HistoryTables::new(self.threads()));
+    }
+
+    /// The net the search uses, if any.
+    pub fn net(&self) -> Option<&Arc<Network>> {
+        self.net.as_ref()
+    }
+
+    /// Searches with `net`, or with the hand-written evaluation for `None`.
+    /// A search already running keeps the net it started with. The tables
+    /// are cleared when the evaluation changes: the TT keeps static evals.
+    pub fn set_net(&mut self, net: Option<Arc<Network>>) {
+        let same = match (&self.net, &net) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        };
+        self.net = net;
+        if !same {
+            self.clear();
+        }
+    }
+
+    /// Evaluates with the net of the file at `path`, or with the default
+    /// evaluation (`nnue::resolve`) for an empty path. On `Err` (a file
+    /// that cannot be read or is not a valid net) the evaluation stays.
+    pub fn load_net(&mut self, path: &str) -> Result<(), NetError> {
+        self.set_net(nnue::resolve(path)?);
+        Ok(())
     }
 
     /// Searches until the limits are met or `signals.stop` is raised,

@@ -123,6 +123,8 @@ pub struct Shared<'a> {
     pub game_keys: Vec<u64>,
     pub multipv: usize,
     pub features: features::Features,
+    /// The net to evaluate with; `None`: the hand-written evaluation.
+    pub net: Option<Arc<crate::nnue::Network>>,
     start: Instant,
     /// A ponder search before `ponderhit`: no time limit applies yet.
     pondering: AtomicBool,
@@ -372,6 +374,7 @@ fn shared_state<'a>(
         game_keys: game.reversible_keys().collect(),
         multipv: request.multipv.max(1),
         features: features::Features::from_env(),
+        net: engine.net().cloned(),
         start: Instant::now(),
         pondering: AtomicBool::new(request.limits.ponder),
         material: material_count(pos),

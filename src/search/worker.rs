@@ -13,6 +13,7 @@ use super::tt::{Bound, MATE, MATE_BOUND, TtEntry, encode_move, score_from_tt, sc
 use super::{MAX_PLY, Shared};
 use crate::eval::{PawnCache, evaluate_cached};
 use crate::game::position_key;
+use crate::nnue::{self, AccumulatorStack, Network};
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Piece, Position};
 use std::sync::atomic::Ordering;
@@ -65,11 +66,19 @@ fn lmr_table() -> Box<[[i32; 64]; 64]> {
     t
 }
 
+/// The net a worker evaluates with and its accumulators along the path.
+struct Nnue<'a> {
+    net: &'a Network,
+    stack: AccumulatorStack,
+}
+
 pub struct Worker<'a> {
     shared: &'a Shared<'a>,
     pub id: usize,
     history: &'a mut History,
     pawns: PawnCache,
+    /// `None`: the hand-written evaluation.
+    nnue: Option<Nnue<'a>>,
     /// Keys of the game since the last irreversible move, then of the path.
     keys: Vec<u64>,
     stack: Box<[Frame; MAX_PLY + 4]>,
@@ -101,11 +110,19 @@ impl<'a> Worker<'a> {
             .collect();
         let mut keys = Vec::with_capacity(shared.game_keys.len() + MAX_PLY + 8);
         keys.extend_from_slice(&shared.game_keys);
+        let nnue = shared.net.as_deref().map(|net| {
+            // Children of the deepest node (MAX_PLY) are never evaluated
+            // but are still pushed.
+            let mut stack = AccumulatorStack::new(net, MAX_PLY + 2);
+            stack.reset(net, shared.root.board());
+            Nnue { net, stack }
+        });
         Worker {
             shared,
             id,
             history,
             pawns: PawnCache::default(),
+            nnue,
             keys,
             stack: Box::new([Frame::default(); MAX_PLY + 4]),
             pv: Box::new([[None; MAX_PLY + 1]; MAX_PLY + 1]),
@@ -324,6 +341,15 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// The raw static evaluation of `pos`, the position at `ply`: the
+    /// net's when the search has one, else the hand-written one.
+    fn evaluate(&mut self, pos: &Chess, ply: usize) -> i32 {
+        match &mut self.nnue {
+            None => evaluate_cached(pos, &mut self.pawns),
+            Some(n) => nnue::evaluate_with(pos, || n.stack.evaluate(n.net, ply, pos)),
+        }
+    }
+
     fn is_repetition(&self, halfmoves: u32) -> bool {
         let n = self.keys.len();
         let Some(&key) = self.keys.last() else {
@@ -343,6 +369,9 @@ impl<'a> Worker<'a> {
         child.play_unchecked(m);
         let child_key = child_key(pos, key, m, &child);
         self.keys.push(child_key);
+        if let Some(n) = &mut self.nnue {
+            n.stack.push_move(ply, pos.turn(), m);
+        }
         self.stack[ply].played = pos
             .board()
             .piece_at(m.from().unwrap_or(m.to()))
@@ -418,11 +447,7 @@ impl<'a> Worker<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return if in_check {
-                0
-            } else {
-                evaluate_cached(pos, &mut self.pawns)
-            };
+            return if in_check { 0 } else { self.evaluate(pos, ply) };
         }
 
         // Mate distance pruning.
@@ -445,7 +470,10 @@ impl<'a> Worker<'a> {
 
         // The raw static eval and its correction slot; neither in check.
         let evaluated = (!in_check).then(|| {
-            let raw = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
+            let raw = match tt {
+                Some(e) => e.eval,
+                None => self.evaluate(pos, ply),
+            };
             (Slot::of(pos), raw)
         });
         let eval = evaluated.map(|(slot, raw)| self.corrected(slot, raw));
@@ -480,6 +508,9 @@ impl<'a> Worker<'a> {
                 self.keys.push(null_key);
                 self.stack[ply].played = None;
                 self.stack[ply + 1].null_move = true;
+                if let Some(n) = &mut self.nnue {
+                    n.stack.push_null(ply);
+                }
                 let score = -self.search::<false>(
                     &null,
                     null_key,
@@ -847,11 +878,7 @@ impl<'a> Worker<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return if in_check {
-                0
-            } else {
-                evaluate_cached(pos, &mut self.pawns)
-            };
+            return if in_check { 0 } else { self.evaluate(pos, ply) };
         }
         let tt = self.shared.tt.probe(key);
         if let Some(e) = tt
@@ -868,7 +895,10 @@ impl<'a> Worker<'a> {
             best_score = -INFINITY;
             stand_pat = None;
         } else {
-            raw_eval = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
+            raw_eval = match tt {
+                Some(e) => e.eval,
+                None => self.evaluate(pos, ply),
+            };
             let eval = self.corrected(Slot::of(pos), raw_eval);
             if eval >= beta {
                 return eval;
@@ -907,6 +937,9 @@ impl<'a> Worker<'a> {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let child_key = child_key(pos, key, m, &child);
+            if let Some(n) = &mut self.nnue {
+                n.stack.push_move(ply, pos.turn(), m);
+            }
             let score = -self.qsearch::<PV>(&child, child_key, ply + 1, -beta, -alpha);
             if self.aborted {
                 return 0;

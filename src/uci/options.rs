@@ -11,6 +11,8 @@ pub struct Options {
     pub move_overhead_ms: u64,
     pub chess960: bool,
     pub show_wdl: bool,
+    /// The net file to evaluate with; empty: the default evaluation.
+    pub eval_file: String,
 }
 
 impl Default for Options {
@@ -23,11 +25,13 @@ impl Default for Options {
             move_overhead_ms: 0,
             chess960: false,
             show_wdl: false,
+            eval_file: String::new(),
         };
         for (name, kind) in DECLARED {
             let value = match kind {
                 Kind::Check(default) => default.to_string(),
                 Kind::Spin { default, .. } => default.to_string(),
+                Kind::String(default) => default.to_string(),
                 Kind::Button => continue,
             };
             let set = options.set(name, Some(&value));
@@ -40,12 +44,21 @@ impl Default for Options {
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Check(bool),
-    Spin { default: u64, min: u64, max: u64 },
+    Spin {
+        default: u64,
+        min: u64,
+        max: u64,
+    },
+    /// A text; the default `<empty>` is the empty string.
+    String(&'static str),
     Button,
 }
 
+/// How UCI writes an empty string value.
+const EMPTY: &str = "<empty>";
+
 /// Option names as declared; `setoption` matches them case-insensitively.
-const DECLARED: [(&str, Kind); 8] = [
+const DECLARED: [(&str, Kind); 9] = [
     (
         "Hash",
         Kind::Spin {
@@ -82,6 +95,7 @@ const DECLARED: [(&str, Kind); 8] = [
     ("Clear Hash", Kind::Button),
     ("UCI_Chess960", Kind::Check(false)),
     ("UCI_ShowWDL", Kind::Check(false)),
+    ("EvalFile", Kind::String(EMPTY)),
 ];
 
 /// What a successful `setoption` asks the engine to do besides storing it.
@@ -91,6 +105,7 @@ pub enum Change {
     Threads,
     ClearHash,
     Chess960,
+    EvalFile,
     Other,
 }
 
@@ -104,6 +119,7 @@ impl Options {
                 Kind::Spin { default, min, max } => {
                     format!("option name {name} type spin default {default} min {min} max {max}")
                 }
+                Kind::String(d) => format!("option name {name} type string default {d}"),
                 Kind::Button => format!("option name {name} type button"),
             })
             .collect()
@@ -121,6 +137,15 @@ impl Options {
             Kind::Button => {
                 // Only `Clear Hash` is a button.
                 Ok(Change::ClearHash)
+            }
+            Kind::String(_) => {
+                // Only `EvalFile` is a string.
+                self.eval_file = if value == EMPTY {
+                    String::new()
+                } else {
+                    value.to_string()
+                };
+                Ok(Change::EvalFile)
             }
             Kind::Check(_) => {
                 let on = match value.to_ascii_lowercase().as_str() {
@@ -188,6 +213,8 @@ mod tests {
         assert!(
             lines.contains(&"option name Move Overhead type spin default 10 min 0 max 5000".into())
         );
+        assert!(lines.contains(&"option name EvalFile type string default <empty>".into()));
+        assert_eq!(d.eval_file, "");
         assert_eq!(d.hash_mb, 16);
         assert_eq!(d.move_overhead_ms, 10);
     }
@@ -204,6 +231,13 @@ mod tests {
         assert_eq!(o.set("move overhead", Some("100")), Ok(Change::Other));
         assert_eq!(o.move_overhead_ms, 100);
         assert_eq!(o.set("uci_chess960", Some("TRUE")), Ok(Change::Chess960));
+        assert_eq!(
+            o.set("evalfile", Some("nets/a b.nnue")),
+            Ok(Change::EvalFile)
+        );
+        assert_eq!(o.eval_file, "nets/a b.nnue");
+        assert_eq!(o.set("EvalFile", Some("<empty>")), Ok(Change::EvalFile));
+        assert_eq!(o.eval_file, "");
         assert!(o.chess960);
         assert_eq!(
             o.set("Syzygy", Some("x")),
