@@ -211,3 +211,128 @@ fn tune_writes_a_weights_file() {
         qilin::eval::params::SECTIONS.len()
     );
 }
+
+/// A random net of 64 neurons written to `path` (the search's behaviour
+/// with it is a search's, not a player's).
+fn write_random_net(path: &str) -> Vec<u8> {
+    let bytes = qilin::nnue::Network::random(5, 64).to_bytes();
+    std::fs::write(path, &bytes).expect("write the net");
+    bytes
+}
+
+/// `EvalFile` makes the search use a net: it still answers legal moves,
+/// in standard chess and Chess960, with en passant and promotions about;
+/// `eval` shows the net's score, the same as `qilin eval --net`.
+#[test]
+fn a_net_set_by_evalfile_searches_and_evaluates() {
+    let scratch = Scratch::new("evalfile");
+    let net = scratch.file("random.nnue");
+    write_random_net(&net);
+    let mut e = Engine::start();
+    let lines = e.ask(&format!("setoption name EvalFile value {net}"));
+    assert_eq!(
+        lines,
+        [format!("info string evaluation: net {net} (64 hidden)")]
+    );
+    let positions = [
+        ("startpos", false),
+        // En passant (e5xd6) and a promotion (b7b8) at hand.
+        ("fen 4k3/1P6/8/3pP3/8/8/8/4K3 w - d6 0 2", false),
+        // Chess960: castling king-takes-rook.
+        ("fen rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w HAha - 0 1", true),
+    ];
+    for (position, chess960) in positions {
+        e.send(&format!("setoption name UCI_Chess960 value {chess960}"));
+        e.send(&format!("position {position}"));
+        let legal = e.legal_moves();
+        let lines = e.go("depth 6");
+        let best = lines
+            .last()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .expect("bestmove");
+        assert!(legal.contains(best), "{position}: {best} not in {legal:?}");
+        assert!(
+            lines.iter().all(|l| !l.contains("error")),
+            "{position}: {lines:?}"
+        );
+    }
+    e.send("setoption name UCI_Chess960 value false");
+    e.send(&format!("position fen {ITALIAN}"));
+    let lines = e.ask("eval");
+    assert!(
+        lines[0].starts_with("net: (768 -> 64) x 2 -> 1"),
+        "{lines:?}"
+    );
+    let cli = qilin(&["eval", "--net", &net, ITALIAN]);
+    assert!(cli.status.success());
+    let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(lines, cli);
+    // `<empty>` goes back to the default evaluation.
+    let lines = e.ask("setoption name EvalFile value <empty>");
+    assert_eq!(lines, ["info string evaluation: hand-written evaluation"]);
+    assert!(e.ask("eval")[0].starts_with("term"));
+    e.close();
+}
+
+/// A damaged or missing net file is one error line; the engine keeps the
+/// evaluation it had and still plays.
+#[test]
+fn a_damaged_net_file_is_refused_with_one_error() {
+    let scratch = Scratch::new("evalfile-damaged");
+    let (good, damaged, short) = (
+        scratch.file("good.nnue"),
+        scratch.file("damaged.nnue"),
+        scratch.file("short.nnue"),
+    );
+    let mut bytes = write_random_net(&good);
+    bytes[5000] ^= 1;
+    std::fs::write(&damaged, &bytes).expect("write");
+    std::fs::write(&short, &bytes[..1000]).expect("write");
+    let mut e = Engine::start();
+    let lines = e.ask(&format!("setoption name EvalFile value {damaged}"));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "info string error: EvalFile '{damaged}': net file damaged: checksum "
+        )) && lines[0].ends_with("; keeping the hand-written evaluation"),
+        "{lines:?}"
+    );
+    assert!(e.ask("eval")[0].starts_with("term"));
+    e.ask(&format!("setoption name EvalFile value {good}"));
+    let lines = e.ask(&format!("setoption name EvalFile value {short}"));
+    assert_eq!(
+        lines,
+        [format!(
+            "info string error: EvalFile '{short}': net file truncated: 1000 bytes, \
+             the header's hidden size needs {}; keeping the net {good} (64 hidden)",
+            bytes.len()
+        )]
+    );
+    let missing = scratch.file("missing.nnue");
+    let lines = e.ask(&format!("setoption name EvalFile value {missing}"));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains("cannot read the net")
+            && lines[0].ends_with(&format!("keeping the net {good} (64 hidden)")),
+        "{lines:?}"
+    );
+    assert!(e.ask("eval")[0].starts_with("net: "));
+    let lines = e.go("depth 3");
+    assert!(lines.last().is_some_and(|l| l.starts_with("bestmove ")));
+    e.close();
+    // On the command line: a usage error, exit code 2.
+    for tool in [&["eval"][..], &["bench", "1"], &["analyse", "--depth", "1"]] {
+        let mut args = tool.to_vec();
+        args.extend(["--net", &damaged]);
+        let out = qilin(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: --net: net file damaged: checksum "),
+            "{err}"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 //! It runs the same search as UCI `go`; only the listener differs.
 
 use crate::game::Game;
+use crate::nnue::Network;
 use crate::search::report::{Listener, PvReport, Score};
 use crate::search::time::TimeLimit;
 use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
@@ -10,6 +11,7 @@ use crate::uci::listener::{UciListener, bestmove_lines, claims_for};
 use crate::uci::output::Output;
 use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, Move, Position};
+use std::sync::Arc;
 
 /// `qilin analyse`: search one position and show the lines.
 #[derive(Clone, Debug, clap::Args)]
@@ -118,11 +120,13 @@ impl AnalyseArgs {
     }
 }
 
-/// Runs `analyse`; `Err` is a message for the user (a bad FEN or move).
-pub fn run(args: &AnalyseArgs) -> Result<(), String> {
+/// Runs `analyse` with `net` (`None`: the hand-written evaluation); `Err`
+/// is a message for the user (a bad FEN or move).
+pub fn run(args: &AnalyseArgs, net: Option<Arc<Network>>) -> Result<(), String> {
     let game = args.game()?;
-    let engine = Engine::new(usize::from(args.threads), args.hash as usize)
+    let mut engine = Engine::new(usize::from(args.threads), args.hash as usize)
         .ok_or("cannot allocate the hash table")?;
+    engine.set_net(net);
     let request = SearchRequest {
         game,
         limits: args.limits(),

@@ -5,9 +5,11 @@
 //! OpenBench reads.
 
 use crate::game::Game;
+use crate::nnue::Network;
 use crate::search::report::Silent;
 use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
 use shakmaty::CastlingMode;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -30,9 +32,15 @@ pub struct BenchTotals {
     pub complete: bool,
 }
 
-/// Runs the bench, writing a line per position and the total to `out`.
-/// `signals.stop` ends it within one search's stop latency.
-pub fn run(depth: Option<u32>, signals: &Signals, out: &dyn Fn(&str)) -> BenchTotals {
+/// Runs the bench with `net` (`None`: the hand-written evaluation),
+/// writing a line per position and the total to `out`. `signals.stop` ends
+/// it within one search's stop latency.
+pub fn run(
+    depth: Option<u32>,
+    net: Option<Arc<Network>>,
+    signals: &Signals,
+    out: &dyn Fn(&str),
+) -> BenchTotals {
     let depth = depth.unwrap_or(DEFAULT_DEPTH);
     let Some(mut engine) = Engine::new(1, 16) else {
         out("bench: cannot allocate 16 MB");
@@ -42,6 +50,7 @@ pub fn run(depth: Option<u32>, signals: &Signals, out: &dyn Fn(&str)) -> BenchTo
             complete: false,
         };
     };
+    engine.set_net(net);
     crate::eval::prepare();
     let count = fens().count();
     // Search time only: clearing the tables is not the search's speed.

@@ -14,13 +14,14 @@
 
 use crate::data::{ChunkWriter, Filter, GameRecord, Ply};
 use crate::game::{Game, GameOver};
+use crate::nnue::Network;
 use crate::search::report::Silent;
 use crate::search::tt::MATE_BOUND;
 use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
 use shakmaty::{CastlingMode, Chess, Color, Position};
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 const WIN_SCORE: i32 = 1000;
@@ -135,9 +136,10 @@ fn load_book(path: Option<&str>) -> Result<Vec<Chess>, String> {
     Ok(positions)
 }
 
-/// Runs the games into the run folder, resuming after its complete chunks;
-/// returns the totals of the games played now.
-pub fn run(settings: &Settings) -> Result<u64, String> {
+/// Runs the games into the run folder, resuming after its complete chunks,
+/// searching with `net` (`None`: the hand-written evaluation); returns the
+/// positions of the games played now.
+pub fn run(settings: &Settings, net: Option<Arc<Network>>) -> Result<u64, String> {
     let book = load_book(settings.book.as_deref())?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let chunks = ChunkWriter::open(
@@ -164,6 +166,7 @@ pub fn run(settings: &Settings) -> Result<u64, String> {
                 let Some(mut engine) = Engine::new(1, 16) else {
                     return fail("cannot allocate 16 MB".into());
                 };
+                engine.set_net(net.clone());
                 loop {
                     let index = next_game.fetch_add(1, Ordering::SeqCst);
                     if index >= settings.games

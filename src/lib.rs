@@ -6,6 +6,7 @@ pub mod data;
 pub mod datagen;
 pub mod eval;
 pub mod game;
+pub mod nnue;
 pub mod perft;
 pub mod rules_explain;
 pub mod search;

@@ -2,9 +2,11 @@
 
 use clap::{CommandFactory, Parser, Subcommand, error::ErrorKind};
 use qilin::game::Game;
+use qilin::nnue::Network;
 use qilin::search::Signals;
 use shakmaty::CastlingMode;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// Qilin, a UCI chess engine. Without a subcommand it speaks UCI on
@@ -27,11 +29,11 @@ enum Tool {
     Bench(BenchArgs),
     /// Search a position and show its best lines in SAN
     #[command(alias = "analyze")]
-    Analyse(qilin::analyse::AnalyseArgs),
-    /// The static evaluation of a position, term by term
+    Analyse(AnalyseArgs),
+    /// The static evaluation of a position, term by term (with --net: the net's score)
     Eval(EvalArgs),
     /// Play self-play games and write them whole into resumable chunk files
-    Datagen(qilin::datagen::Settings),
+    Datagen(DatagenArgs),
     /// Fit the evaluation weights to self-play positions
     Tune(qilin::tune::Settings),
     /// Train a neural network (NNUE) on self-play positions and write it quantised
@@ -59,6 +61,8 @@ struct BenchArgs {
     /// Depth of each search
     #[arg(default_value_t = qilin::bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
+    #[command(flatten)]
+    net: NetArg,
 }
 
 #[derive(clap::Args)]
@@ -66,6 +70,41 @@ struct EvalArgs {
     /// The position (default: the start position)
     #[arg(value_name = "FEN")]
     fen: Vec<String>,
+    #[command(flatten)]
+    net: NetArg,
+}
+
+#[derive(clap::Args)]
+struct AnalyseArgs {
+    #[command(flatten)]
+    args: qilin::analyse::AnalyseArgs,
+    #[command(flatten)]
+    net: NetArg,
+}
+
+#[derive(clap::Args)]
+struct DatagenArgs {
+    #[command(flatten)]
+    settings: qilin::datagen::Settings,
+    #[command(flatten)]
+    net: NetArg,
+}
+
+/// `--net`, for the tools that search or evaluate.
+#[derive(clap::Args)]
+struct NetArg {
+    /// NNUE net file to evaluate with (default: the built-in evaluation)
+    #[arg(long, value_name = "FILE")]
+    net: Option<String>,
+}
+
+impl NetArg {
+    /// The net to use, or a usage error (exit code 2) for a file that is
+    /// not a valid net.
+    fn resolve(&self, tool: &str) -> Result<Option<Arc<Network>>, ExitCode> {
+        qilin::nnue::resolve(self.net.as_deref().unwrap_or(""))
+            .map_err(|e| usage_error(tool, &format!("--net: {e}")))
+    }
 }
 
 fn main() -> ExitCode {
@@ -81,26 +120,46 @@ fn main() -> ExitCode {
         }
         Some(Tool::Perft(args)) => perft(&args),
         Some(Tool::Bench(args)) => {
-            qilin::bench::run(Some(args.depth), &Signals::default(), &|line| {
+            let net = match args.net.resolve("bench") {
+                Ok(net) => net,
+                Err(code) => return code,
+            };
+            qilin::bench::run(Some(args.depth), net, &Signals::default(), &|line| {
                 println!("{line}")
             });
             ExitCode::SUCCESS
         }
-        Some(Tool::Analyse(args)) => match qilin::analyse::run(&args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => usage_error("analyse", &e),
-        },
+        Some(Tool::Analyse(a)) => {
+            let net = match a.net.resolve("analyse") {
+                Ok(net) => net,
+                Err(code) => return code,
+            };
+            match qilin::analyse::run(&a.args, net) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => usage_error("analyse", &e),
+            }
+        }
         Some(Tool::Eval(args)) => {
+            let net = match args.net.resolve("eval") {
+                Ok(net) => net,
+                Err(code) => return code,
+            };
             let game = match game(&args.fen, CastlingMode::Standard) {
                 Ok(g) => g,
                 Err(e) => return usage_error("eval", &e),
             };
-            for line in qilin::eval::describe(game.position()) {
+            for line in qilin::nnue::describe(net.as_deref(), game.position()) {
                 println!("{line}");
             }
             ExitCode::SUCCESS
         }
-        Some(Tool::Datagen(settings)) => failure_of("datagen", qilin::datagen::run(&settings)),
+        Some(Tool::Datagen(a)) => {
+            let net = match a.net.resolve("datagen") {
+                Ok(net) => net,
+                Err(code) => return code,
+            };
+            failure_of("datagen", qilin::datagen::run(&a.settings, net))
+        }
         Some(Tool::Tune(settings)) => failure_of("tune", qilin::tune::run(&settings)),
         Some(Tool::Train(settings)) => failure_of("train", qilin::train::run(&settings)),
     }

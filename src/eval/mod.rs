@@ -334,6 +334,13 @@ fn wrong_rook_pawn_fortress(board: &Board, strong: Color, strong_pawns: Bitboard
         .is_some_and(|k| k.distance(corner) <= 1)
 }
 
+/// A known endgame's score from the side to move's view (KPK, a lone king
+/// against pieces): the rule every evaluation, net or hand-written, applies
+/// before its own terms.
+pub fn known_endgame(pos: &Chess) -> Option<i32> {
+    special(pos)
+}
+
 /// Known endgames, scored outright from the side to move's point of view.
 fn special(pos: &Chess) -> Option<i32> {
     let board = pos.board();

@@ -9,6 +9,7 @@ use super::report::{Listener, SearchResult};
 use super::tablebase::{Tablebases, TbConfig};
 use super::tt::TranspositionTable;
 use super::{SearchRequest, Signals};
+use crate::nnue::{self, NetError, Network};
 use std::sync::Arc;
 
 /// Search threads recurse deeply over copied positions and move lists.
@@ -40,6 +41,9 @@ pub struct Engine {
     /// Syzygy tables; `None` when no `SyzygyPath` gave any.
     tablebases: Option<Arc<Tablebases>>,
     tb_config: TbConfig,
+    /// The net the search evaluates with; `None`: the hand-written
+    /// evaluation. Shared read-only by the workers.
+    net: Option<Arc<Network>>,
 }
 
 /// What setting a `SyzygyPath` found, for the caller to report.
@@ -66,6 +70,7 @@ impl Engine {
             histories: Arc::new(HistoryTables::new(threads)),
             tablebases: None,
             tb_config: TbConfig::default(),
+            net: nnue::embedded(),
         })
     }
 
@@ -120,6 +125,34 @@ impl Engine {
     pub fn clear(&mut self) {
         self.tt.clear(self.threads());
         self.histories = Arc::new(HistoryTables::new(self.threads()));
+    }
+
+    /// The net the search uses, if any.
+    pub fn net(&self) -> Option<&Arc<Network>> {
+        self.net.as_ref()
+    }
+
+    /// Searches with `net`, or with the hand-written evaluation for `None`.
+    /// A search already running keeps the net it started with. The tables
+    /// are cleared when the evaluation changes: the TT keeps static evals.
+    pub fn set_net(&mut self, net: Option<Arc<Network>>) {
+        let same = match (&self.net, &net) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        };
+        self.net = net;
+        if !same {
+            self.clear();
+        }
+    }
+
+    /// Evaluates with the net of the file at `path`, or with the default
+    /// evaluation (`nnue::resolve`) for an empty path. On `Err` (a file
+    /// that cannot be read or is not a valid net) the evaluation stays.
+    pub fn load_net(&mut self, path: &str) -> Result<(), NetError> {
+        self.set_net(nnue::resolve(path)?);
+        Ok(())
     }
 
     /// Searches until the limits are met or `signals.stop` is raised,

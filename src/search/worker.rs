@@ -14,6 +14,7 @@ use super::tt::{Bound, MATE, MATE_BOUND, TtEntry, encode_move, score_from_tt, sc
 use super::{MAX_PLY, Shared};
 use crate::eval::{PawnCache, evaluate_cached};
 use crate::game::position_key;
+use crate::nnue::{self, AccumulatorStack, Network};
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Piece, Position};
 use std::sync::atomic::Ordering;
@@ -66,11 +67,19 @@ fn lmr_table() -> Box<[[i32; 64]; 64]> {
     t
 }
 
+/// The net a worker evaluates with and its accumulators along the path.
+struct Nnue<'a> {
+    net: &'a Network,
+    stack: AccumulatorStack,
+}
+
 pub struct Worker<'a> {
     shared: &'a Shared<'a>,
     pub id: usize,
     history: &'a mut History,
     pawns: PawnCache,
+    /// `None`: the hand-written evaluation.
+    nnue: Option<Nnue<'a>>,
     /// Keys of the game since the last irreversible move, then of the path.
     keys: Vec<u64>,
     /// The index in `keys` of the newest null-move position: no repetition
@@ -108,11 +117,19 @@ impl<'a> Worker<'a> {
             .collect();
         let mut keys = Vec::with_capacity(shared.game_keys.len() + MAX_PLY + 8);
         keys.extend_from_slice(&shared.game_keys);
+        let nnue = shared.net.as_deref().map(|net| {
+            // Children of the deepest node (MAX_PLY) are never evaluated
+            // but are still pushed.
+            let mut stack = AccumulatorStack::new(net, MAX_PLY + 2);
+            stack.reset(net, shared.root.board());
+            Nnue { net, stack }
+        });
         Worker {
             shared,
             id,
             history,
             pawns: PawnCache::default(),
+            nnue,
             keys,
             null_floor: 0,
             stack: Box::new([Frame::default(); MAX_PLY + 4]),
@@ -356,6 +373,15 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// The raw static evaluation of `pos`, the position at `ply`: the
+    /// net's when the search has one, else the hand-written one.
+    fn evaluate(&mut self, pos: &Chess, ply: usize) -> i32 {
+        match &mut self.nnue {
+            None => evaluate_cached(pos, &mut self.pawns),
+            Some(n) => nnue::evaluate_with(pos, || n.stack.evaluate(n.net, ply, pos)),
+        }
+    }
+
     fn is_repetition(&self, halfmoves: u32) -> bool {
         let n = self.keys.len();
         let Some(&key) = self.keys.last() else {
@@ -375,6 +401,9 @@ impl<'a> Worker<'a> {
         child.play_unchecked(m);
         let child_key = child_key(pos, key, m, &child);
         self.keys.push(child_key);
+        if let Some(n) = &mut self.nnue {
+            n.stack.push_move(ply, pos.turn(), m);
+        }
         self.stack[ply].played = pos
             .board()
             .piece_at(m.from().unwrap_or(m.to()))
@@ -450,11 +479,7 @@ impl<'a> Worker<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return if in_check {
-                0
-            } else {
-                evaluate_cached(pos, &mut self.pawns)
-            };
+            return if in_check { 0 } else { self.evaluate(pos, ply) };
         }
 
         // Mate distance pruning.
@@ -500,10 +525,10 @@ impl<'a> Worker<'a> {
                     Bound::Upper => score <= alpha,
                 };
                 if settles {
-                    let raw = if in_check {
-                        0
-                    } else {
-                        tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval)
+                    let raw = match (in_check, tt) {
+                        (true, _) => 0,
+                        (false, Some(e)) => e.eval,
+                        (false, None) => self.evaluate(pos, ply),
                     };
                     shared.tt.store(
                         key,
@@ -528,7 +553,10 @@ impl<'a> Worker<'a> {
 
         // The raw static eval and its correction slot; neither in check.
         let evaluated = (!in_check).then(|| {
-            let raw = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
+            let raw = match tt {
+                Some(e) => e.eval,
+                None => self.evaluate(pos, ply),
+            };
             (Slot::of(pos), raw)
         });
         let static_eval = evaluated.map(|(slot, raw)| self.corrected(slot, raw));
@@ -573,6 +601,9 @@ impl<'a> Worker<'a> {
                 self.keys.push(null_key);
                 self.stack[ply].played = None;
                 self.stack[ply + 1].null_move = true;
+                if let Some(n) = &mut self.nnue {
+                    n.stack.push_null(ply);
+                }
                 let score = -self.search::<false>(
                     &null,
                     null_key,
@@ -951,11 +982,7 @@ impl<'a> Worker<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return if in_check {
-                0
-            } else {
-                evaluate_cached(pos, &mut self.pawns)
-            };
+            return if in_check { 0 } else { self.evaluate(pos, ply) };
         }
         let tt = self.shared.tt.probe(key);
         if let Some(e) = tt
@@ -973,7 +1000,10 @@ impl<'a> Worker<'a> {
             best_score = -INFINITY;
             stand_pat = None;
         } else {
-            raw_eval = tt.map_or_else(|| evaluate_cached(pos, &mut self.pawns), |e| e.eval);
+            raw_eval = match tt {
+                Some(e) => e.eval,
+                None => self.evaluate(pos, ply),
+            };
             let eval = self.corrected(Slot::of(pos), raw_eval);
             if eval >= beta {
                 return eval;
@@ -1012,6 +1042,9 @@ impl<'a> Worker<'a> {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let child_key = child_key(pos, key, m, &child);
+            if let Some(n) = &mut self.nnue {
+                n.stack.push_move(ply, pos.turn(), m);
+            }
             let score = -self.qsearch::<PV>(&child, child_key, ply + 1, -beta, -alpha);
             if self.aborted {
                 return 0;

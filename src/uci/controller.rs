@@ -195,7 +195,7 @@ impl Controller {
             Command::Display => self.display(),
             Command::Eval => {
                 let pos = self.game.position();
-                for line in crate::eval::describe(pos) {
+                for line in crate::nnue::describe(self.engine.net().map(|n| &**n), pos) {
                     self.out.line(&line);
                 }
                 if pos.is_check() {
@@ -206,8 +206,9 @@ impl Controller {
             Command::Perft(depth) => self.perft(depth),
             Command::Bench(depth) => {
                 let out = self.out.clone();
+                let net = self.engine.net().cloned();
                 self.submit(false, false, move |signals| {
-                    crate::bench::run(depth, &signals, &|line| out.line(line));
+                    crate::bench::run(depth, net, &signals, &|line| out.line(line));
                 });
             }
             Command::Help => {
@@ -254,6 +255,7 @@ impl Controller {
     /// Never waits for a running search: it keeps the pool and tables it
     /// started with.
     fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let eval_file = self.options.eval_file.clone();
         let change = match self.options.set(name, value) {
             Err(e) => return self.out.error(&e),
             Ok(change) => change,
@@ -275,6 +277,18 @@ impl Controller {
                 fifty_move_rule: self.options.syzygy_50_move_rule,
                 probe_limit: self.options.syzygy_probe_limit,
             }),
+            Change::EvalFile => match self.engine.load_net(&self.options.eval_file) {
+                Ok(()) => self
+                    .out
+                    .info_string(&format!("evaluation: {}", self.evaluation_name())),
+                Err(e) => {
+                    let refused = std::mem::replace(&mut self.options.eval_file, eval_file);
+                    self.out.error(&format!(
+                        "EvalFile '{refused}': {e}; keeping the {}",
+                        self.evaluation_name()
+                    ));
+                }
+            },
             Change::Other => {}
         }
     }
@@ -293,6 +307,15 @@ impl Controller {
                 "Found {} tablebases ({} with DTZ, up to {} pieces)",
                 load.wdl_tables, load.dtz_tables, load.max_pieces
             ));
+        }
+    }
+
+    /// What the engine evaluates with, for the `EvalFile` reports.
+    fn evaluation_name(&self) -> String {
+        match (self.engine.net(), self.options.eval_file.as_str()) {
+            (None, _) => "hand-written evaluation".to_string(),
+            (Some(net), "") => format!("embedded net ({} hidden)", net.hidden()),
+            (Some(net), path) => format!("net {path} ({} hidden)", net.hidden()),
         }
     }
 

@@ -20,6 +20,8 @@ pub struct Options {
     pub syzygy_probe_depth: i32,
     pub syzygy_50_move_rule: bool,
     pub syzygy_probe_limit: usize,
+    /// The net file to evaluate with; empty: the default evaluation.
+    pub eval_file: String,
 }
 
 impl Default for Options {
@@ -38,6 +40,7 @@ impl Default for Options {
             syzygy_probe_depth: 0,
             syzygy_50_move_rule: false,
             syzygy_probe_limit: 0,
+            eval_file: String::new(),
         };
         for (name, kind) in DECLARED {
             let value = match kind {
@@ -66,8 +69,11 @@ enum Kind {
     Button,
 }
 
+/// How UCI writes an empty string value.
+const EMPTY: &str = "<empty>";
+
 /// Option names as declared; `setoption` matches them case-insensitively.
-const DECLARED: [(&str, Kind); 14] = [
+const DECLARED: [(&str, Kind); 15] = [
     (
         "Hash",
         Kind::Spin {
@@ -115,7 +121,7 @@ const DECLARED: [(&str, Kind); 14] = [
     ),
     // The Syzygy options as Stockfish names them (lichess-bot and GUIs set
     // them by these names).
-    ("SyzygyPath", Kind::Text("<empty>")),
+    ("SyzygyPath", Kind::Text(EMPTY)),
     (
         "SyzygyProbeDepth",
         Kind::Spin {
@@ -133,6 +139,7 @@ const DECLARED: [(&str, Kind); 14] = [
             max: 7,
         },
     ),
+    ("EvalFile", Kind::Text(EMPTY)),
 ];
 
 /// What a successful `setoption` asks the engine to do besides storing it.
@@ -146,6 +153,7 @@ pub enum Change {
     SyzygyPath,
     /// A new way of probing the tables.
     SyzygyConfig,
+    EvalFile,
     Other,
 }
 
@@ -179,12 +187,17 @@ impl Options {
                 Ok(Change::ClearHash)
             }
             Kind::Text(_) => {
-                // Only `SyzygyPath` is a string.
-                self.syzygy_path = if value == "<empty>" {
+                let text = if value == EMPTY {
                     String::new()
                 } else {
                     value.to_string()
                 };
+                if *declared == "EvalFile" {
+                    self.eval_file = text;
+                    return Ok(Change::EvalFile);
+                }
+                // The only other string is `SyzygyPath`.
+                self.syzygy_path = text;
                 Ok(Change::SyzygyPath)
             }
             Kind::Check(_) => {
@@ -271,6 +284,8 @@ mod tests {
         assert!(
             lines.contains(&"option name Move Overhead type spin default 10 min 0 max 5000".into())
         );
+        assert!(lines.contains(&"option name EvalFile type string default <empty>".into()));
+        assert_eq!(d.eval_file, "");
         assert_eq!(d.hash_mb, 16);
         assert_eq!(d.move_overhead_ms, 10);
         assert!(lines.contains(&"option name UCI_LimitStrength type check default false".into()));
@@ -293,6 +308,13 @@ mod tests {
         assert_eq!(o.set("move overhead", Some("100")), Ok(Change::Other));
         assert_eq!(o.move_overhead_ms, 100);
         assert_eq!(o.set("uci_chess960", Some("TRUE")), Ok(Change::Chess960));
+        assert_eq!(
+            o.set("evalfile", Some("nets/a b.nnue")),
+            Ok(Change::EvalFile)
+        );
+        assert_eq!(o.eval_file, "nets/a b.nnue");
+        assert_eq!(o.set("EvalFile", Some("<empty>")), Ok(Change::EvalFile));
+        assert_eq!(o.eval_file, "");
         assert!(o.chess960);
         assert_eq!(
             o.set("Syzygy", Some("x")),

@@ -1,0 +1,102 @@
+//! NNUE evaluation: a (768→N)×2→1 net with SCReLU, its file format and
+//! integer arithmetic fixed by NNUE-SPEC.md (version 1), shared with the
+//! trainer. `Network` holds a net; `Accumulator` and `AccumulatorStack` hold
+//! its first layer for a position and along a search path; `simd` has the
+//! hot loops. The search uses a net when its `Engine` has one (UCI
+//! `EvalFile`, `--net`, or the net compiled in by `EMBEDDED`), else the
+//! hand-written evaluation of `crate::eval`.
+
+pub mod accumulator;
+pub mod features;
+pub mod network;
+pub mod simd;
+
+pub use accumulator::{Accumulator, AccumulatorStack};
+pub use network::{NetError, Network};
+
+use shakmaty::{Chess, Color, Position};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+/// The net compiled into the binary, the default evaluation when set. To
+/// embed a trained net, this one line becomes
+/// `Some(include_bytes!("../../nets/<name>.nnue"))`.
+const EMBEDDED: Option<&[u8]> = None;
+
+/// The compiled-in net (`None` while there is none: the hand-written
+/// evaluation is then the default). Parsed once; a damaged embedded net is
+/// treated as none (a test keeps it from being damaged).
+pub fn embedded() -> Option<Arc<Network>> {
+    static NET: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+    NET.get_or_init(|| EMBEDDED.and_then(|b| Network::from_bytes(b).ok().map(Arc::new)))
+        .clone()
+}
+
+/// The net a path names: the file's, or for an empty path the default
+/// (`embedded`, or none: the hand-written evaluation).
+pub fn resolve(path: &str) -> Result<Option<Arc<Network>>, NetError> {
+    let path = path.trim();
+    if path.is_empty() {
+        return Ok(embedded());
+    }
+    Network::load(Path::new(path)).map(|n| Some(Arc::new(n)))
+}
+
+/// The largest score the net may give: below the search's mate range
+/// (`MATE_BOUND` = 31,488) and within the TT's 16-bit eval.
+pub const MAX_EVAL: i32 = 30_000;
+const _: () = assert!(MAX_EVAL < crate::search::tt::MATE_BOUND && MAX_EVAL <= i16::MAX as i32);
+
+/// The evaluation with a net, composed as the hand-written one is: a known
+/// endgame (KPK, a lone king) is scored by its rule, any other position by
+/// the net (`net_score`, side to move's view), clamped to ±`MAX_EVAL`.
+#[inline]
+pub fn evaluate_with(pos: &Chess, net_score: impl FnOnce() -> i32) -> i32 {
+    crate::eval::known_endgame(pos).unwrap_or_else(|| net_score().clamp(-MAX_EVAL, MAX_EVAL))
+}
+
+/// The evaluation of `pos` with `net`, from scratch.
+pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
+    evaluate_with(pos, || {
+        Accumulator::new(net, pos.board()).evaluate(net, pos.turn())
+    })
+}
+
+/// `eval`: with a net, its output and score; without, the hand-written
+/// evaluation term by term.
+pub fn describe(net: Option<&Network>, pos: &Chess) -> Vec<String> {
+    let Some(net) = net else {
+        return crate::eval::describe(pos);
+    };
+    let acc = Accumulator::new(net, pos.board());
+    let (us, them) = match pos.turn() {
+        Color::White => (acc.white(), acc.black()),
+        Color::Black => (acc.black(), acc.white()),
+    };
+    let raw = net.output(us, them);
+    let cp = acc.evaluate(net, pos.turn());
+    let white = |s: i32| if pos.turn() == Color::White { s } else { -s };
+    let mut lines = vec![
+        format!(
+            "net: ({} -> {}) x 2 -> 1, SCReLU; {} features a side",
+            network::INPUTS,
+            net.hidden(),
+            pos.board().occupied().count()
+        ),
+        format!("net output: {raw} (scaled: {cp} cp for the side to move)"),
+    ];
+    match crate::eval::known_endgame(pos) {
+        Some(s) => lines.push(format!(
+            "known endgame: {} cp for White (the net's score does not apply)",
+            white(s)
+        )),
+        None => lines.push(format!(
+            "total: {} cp for White",
+            white(cp.clamp(-MAX_EVAL, MAX_EVAL))
+        )),
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests;

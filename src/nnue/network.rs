@@ -1,0 +1,611 @@
+//! The net: its weights as the file stores them (NNUE-SPEC.md, version 1),
+//! the checked reading and the writing of that file, and the integer forward
+//! pass from a pair of accumulators.
+
+use super::simd;
+use shakmaty::Color;
+use std::fmt;
+
+pub const MAGIC: [u8; 8] = *b"QILINNN1";
+pub const VERSION: u32 = 1;
+/// Feature inputs: 2 sides × 6 roles × 64 squares.
+pub const INPUTS: usize = 768;
+pub const QA: i32 = 255;
+pub const QB: i32 = 64;
+pub const SCALE: i32 = 400;
+pub const MAX_HIDDEN: usize = 4096;
+/// `hidden` must be a multiple of this (the SIMD lanes rely on it).
+pub const HIDDEN_STEP: usize = 16;
+/// The largest |W2| the engine accepts: the SIMD dot product computes
+/// `clamp(x) * w` in 16 bits, exact only while |w| ≤ 128 (the trainer keeps
+/// |W2| ≤ 127).
+pub const MAX_OUTPUT_WEIGHT: i16 = 127;
+/// Bytes before the weights.
+pub const HEADER_BYTES: usize = 32;
+
+/// The length of a file of `hidden` neurons.
+pub const fn file_len(hidden: usize) -> usize {
+    HEADER_BYTES + 2 * INPUTS * hidden + 2 * hidden + 4 * hidden + 4 + 8
+}
+
+/// FNV-1a, 64 bits: the file's checksum.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Why bytes are not a net; each names what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetError {
+    /// The file could not be read.
+    Io(String),
+    /// Shorter than the header.
+    TooShort {
+        len: usize,
+    },
+    BadMagic {
+        found: [u8; 8],
+    },
+    BadVersion {
+        found: u32,
+    },
+    BadInputs {
+        found: u32,
+    },
+    BadHidden {
+        found: u32,
+    },
+    BadConstant {
+        name: &'static str,
+        found: u32,
+        expected: u32,
+    },
+    /// The length does not match the hidden size of the header.
+    BadLength {
+        found: usize,
+        expected: usize,
+    },
+    BadChecksum {
+        found: u64,
+        computed: u64,
+    },
+    /// A W2 weight beyond ±`MAX_OUTPUT_WEIGHT`.
+    OutputWeightRange {
+        index: usize,
+        value: i16,
+    },
+}
+
+impl fmt::Display for NetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NetError::Io(e) => write!(f, "cannot read the net: {e}"),
+            NetError::TooShort { len } => write!(
+                f,
+                "not a Qilin net: {len} bytes, shorter than the {HEADER_BYTES}-byte header"
+            ),
+            NetError::BadMagic { found } => write!(
+                f,
+                "not a Qilin net: the file starts with {:?}, not \"QILINNN1\"",
+                String::from_utf8_lossy(found)
+            ),
+            NetError::BadVersion { found } => {
+                write!(
+                    f,
+                    "net version {found} is not supported (expected {VERSION})"
+                )
+            }
+            NetError::BadInputs { found } => {
+                write!(f, "net has {found} inputs (expected {INPUTS})")
+            }
+            NetError::BadHidden { found } => write!(
+                f,
+                "net hidden size {found} is not a multiple of {HIDDEN_STEP} in 16..={MAX_HIDDEN}"
+            ),
+            NetError::BadConstant {
+                name,
+                found,
+                expected,
+            } => write!(f, "net constant {name} is {found} (expected {expected})"),
+            NetError::BadLength { found, expected } if found < expected => write!(
+                f,
+                "net file truncated: {found} bytes, the header's hidden size needs {expected}"
+            ),
+            NetError::BadLength { found, expected } => write!(
+                f,
+                "net file too long: {found} bytes, the header's hidden size needs {expected}"
+            ),
+            NetError::BadChecksum { found, computed } => write!(
+                f,
+                "net file damaged: checksum {found:016x} stored, {computed:016x} computed"
+            ),
+            NetError::OutputWeightRange { index, value } => write!(
+                f,
+                "net output weight W2[{index}] = {value} is outside ±{MAX_OUTPUT_WEIGHT}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NetError {}
+
+/// A (768→N)×2→1 net with quantised weights, exactly as the file holds them.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    hidden: usize,
+    /// Feature-major: the row of feature `f` is `w1[f*hidden..(f+1)*hidden]`.
+    w1: Box<[i16]>,
+    b1: Box<[i16]>,
+    /// The side to move's half, then the other side's.
+    w2: Box<[i16]>,
+    b2: i32,
+}
+
+impl fmt::Debug for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Network({INPUTS}x{}x2 -> 1)", self.hidden)
+    }
+}
+
+/// A cursor over the little-endian fields of a file whose length is known.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take<const K: usize>(&mut self) -> [u8; K] {
+        let mut out = [0; K];
+        if let Some(s) = self.bytes.get(self.at..self.at + K) {
+            out.copy_from_slice(s);
+        }
+        self.at += K;
+        out
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    fn i16s(&mut self, n: usize) -> Box<[i16]> {
+        (0..n).map(|_| i16::from_le_bytes(self.take())).collect()
+    }
+}
+
+impl Network {
+    /// Reads a net file, checking every field the spec fixes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
+        if bytes.len() < HEADER_BYTES {
+            return Err(NetError::TooShort { len: bytes.len() });
+        }
+        let mut r = Reader { bytes, at: 0 };
+        let magic: [u8; 8] = r.take();
+        if magic != MAGIC {
+            return Err(NetError::BadMagic { found: magic });
+        }
+        let version = r.u32();
+        if version != VERSION {
+            return Err(NetError::BadVersion { found: version });
+        }
+        let inputs = r.u32();
+        if inputs as usize != INPUTS {
+            return Err(NetError::BadInputs { found: inputs });
+        }
+        let hidden_field = r.u32();
+        let hidden = hidden_field as usize;
+        if hidden == 0 || hidden > MAX_HIDDEN || !hidden.is_multiple_of(HIDDEN_STEP) {
+            return Err(NetError::BadHidden {
+                found: hidden_field,
+            });
+        }
+        for (name, expected) in [("QA", QA), ("QB", QB), ("SCALE", SCALE)] {
+            let found = r.u32();
+            if found != expected as u32 {
+                return Err(NetError::BadConstant {
+                    name,
+                    found,
+                    expected: expected as u32,
+                });
+            }
+        }
+        let expected = file_len(hidden);
+        if bytes.len() != expected {
+            return Err(NetError::BadLength {
+                found: bytes.len(),
+                expected,
+            });
+        }
+        let body = expected - 8;
+        let stored = u64::from_le_bytes(bytes[body..].try_into().unwrap_or([0; 8]));
+        let computed = fnv1a64(&bytes[..body]);
+        if stored != computed {
+            return Err(NetError::BadChecksum {
+                found: stored,
+                computed,
+            });
+        }
+        let w1 = r.i16s(INPUTS * hidden);
+        let b1 = r.i16s(hidden);
+        let w2 = r.i16s(2 * hidden);
+        let b2 = i32::from_le_bytes(r.take());
+        if let Some((index, &value)) = w2
+            .iter()
+            .enumerate()
+            .find(|(_, w)| w.unsigned_abs() > MAX_OUTPUT_WEIGHT as u16)
+        {
+            return Err(NetError::OutputWeightRange { index, value });
+        }
+        Ok(Network {
+            hidden,
+            w1,
+            b1,
+            w2,
+            b2,
+        })
+    }
+
+    /// Reads and checks the net file at `path`.
+    pub fn load(path: &std::path::Path) -> Result<Network, NetError> {
+        let bytes =
+            std::fs::read(path).map_err(|e| NetError::Io(format!("{}: {e}", path.display())))?;
+        Network::from_bytes(&bytes)
+    }
+
+    /// The file's bytes: `from_bytes(&net.to_bytes()) == Ok(net)`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(file_len(self.hidden));
+        out.extend_from_slice(&MAGIC);
+        for v in [
+            VERSION,
+            INPUTS as u32,
+            self.hidden as u32,
+            QA as u32,
+            QB as u32,
+            SCALE as u32,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for w in self.w1.iter().chain(&self.b1[..]).chain(&self.w2[..]) {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.b2.to_le_bytes());
+        let sum = fnv1a64(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// A net from its parts; `None` unless the sizes fit `hidden` (a valid
+    /// hidden size) and every W2 is within ±`MAX_OUTPUT_WEIGHT`.
+    pub fn from_parts(
+        hidden: usize,
+        w1: Vec<i16>,
+        b1: Vec<i16>,
+        w2: Vec<i16>,
+        b2: i32,
+    ) -> Option<Network> {
+        let sizes_ok = hidden > 0
+            && hidden <= MAX_HIDDEN
+            && hidden.is_multiple_of(HIDDEN_STEP)
+            && w1.len() == INPUTS * hidden
+            && b1.len() == hidden
+            && w2.len() == 2 * hidden;
+        let range_ok = w2
+            .iter()
+            .all(|w| w.unsigned_abs() <= MAX_OUTPUT_WEIGHT as u16);
+        (sizes_ok && range_ok).then(|| Network {
+            hidden,
+            w1: w1.into(),
+            b1: b1.into(),
+            w2: w2.into(),
+            b2,
+        })
+    }
+
+    /// A deterministic net of random weights, for tests and measurements:
+    /// the same `seed` and `hidden` give the same net. `hidden` is rounded
+    /// up to a valid size. The other side's output weights are the side to
+    /// move's negated and B2 is 0, so that a position scores the opposite
+    /// for the other side to move, as a trained net roughly does: searches
+    /// with it behave like searches (a net with unrelated halves swings by
+    /// hundreds of centipawns from ply to ply, and no pruning works).
+    pub fn random(seed: u64, hidden: usize) -> Network {
+        let hidden = hidden
+            .clamp(HIDDEN_STEP, MAX_HIDDEN)
+            .next_multiple_of(HIDDEN_STEP);
+        let mut state = seed ^ 0x5155_494c_494e_4e31;
+        // splitmix64: small, fast, good enough for test weights.
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let mut uniform = |lo: i32, hi: i32| (lo + (next() % (hi - lo + 1) as u64) as i32) as i16;
+        let w1 = (0..INPUTS * hidden).map(|_| uniform(-24, 24)).collect();
+        let b1 = (0..hidden).map(|_| uniform(-16, 96)).collect();
+        let us: Vec<i16> = (0..hidden).map(|_| uniform(-12, 12)).collect();
+        let w2 = us.iter().copied().chain(us.iter().map(|w| -w)).collect();
+        Network {
+            hidden,
+            w1,
+            b1,
+            w2,
+            b2: 0,
+        }
+    }
+
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    pub fn bias(&self) -> &[i16] {
+        &self.b1
+    }
+
+    /// The first-layer weights of feature `f` (`f < INPUTS`).
+    #[inline]
+    pub fn row(&self, f: usize) -> &[i16] {
+        &self.w1[f * self.hidden..(f + 1) * self.hidden]
+    }
+
+    /// The output of the net in its integer units (before `SCALE`), from
+    /// the side to move's accumulator and the other side's.
+    pub fn output(&self, us: &[i16], them: &[i16]) -> i64 {
+        let n = self.hidden;
+        let sum =
+            simd::screlu_dot(us, &self.w2[..n]).wrapping_add(simd::screlu_dot(them, &self.w2[n..]));
+        i64::from(sum) / i64::from(QA) + i64::from(self.b2)
+    }
+
+    /// Centipawns from the side to move's view, unclamped.
+    pub fn evaluate(&self, white: &[i16], black: &[i16], turn: Color) -> i32 {
+        let out = match turn {
+            Color::White => self.output(white, black),
+            Color::Black => self.output(black, white),
+        };
+        (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nnue::Accumulator;
+    use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+
+    #[test]
+    fn fnv1a64_matches_the_published_test_vectors() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn bytes_round_trip_and_have_the_spec_layout() {
+        for hidden in [16, 48, 256] {
+            let net = Network::random(7, hidden);
+            let bytes = net.to_bytes();
+            assert_eq!(bytes.len(), file_len(hidden));
+            assert_eq!(
+                bytes.len(),
+                32 + 2 * 768 * hidden + 2 * hidden + 4 * hidden + 4 + 8
+            );
+            assert_eq!(&bytes[..8], b"QILINNN1");
+            assert_eq!(bytes[8..12], 1u32.to_le_bytes());
+            assert_eq!(bytes[16..20], (hidden as u32).to_le_bytes());
+            assert_eq!(bytes[20..32], [255, 0, 0, 0, 64, 0, 0, 0, 144, 1, 0, 0]);
+            // W1[1][0] sits right after W1[0][..hidden].
+            let at = 32 + 2 * hidden;
+            assert_eq!(
+                i16::from_le_bytes([bytes[at], bytes[at + 1]]),
+                net.row(1)[0]
+            );
+            assert_eq!(Network::from_bytes(&bytes).as_ref(), Ok(&net));
+        }
+        assert_ne!(Network::random(1, 64), Network::random(2, 64));
+        assert_eq!(Network::random(1, 64), Network::random(1, 64));
+    }
+
+    /// `bytes` with `edit` applied and the checksum made right again, so
+    /// that only the edited field is wrong.
+    fn edited(bytes: &[u8], edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut b = bytes.to_vec();
+        edit(&mut b);
+        let body = b.len() - 8;
+        let sum = fnv1a64(&b[..body]);
+        b[body..].copy_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    fn set_u32(b: &mut [u8], at: usize, v: u32) {
+        b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+
+    #[test]
+    fn each_kind_of_damage_is_named() {
+        let bytes = Network::random(3, 32).to_bytes();
+        let check = |b: &[u8], expected: NetError| {
+            let err = Network::from_bytes(b).expect_err("damaged");
+            assert_eq!(err, expected);
+            assert!(!err.to_string().is_empty());
+        };
+        check(&bytes[..10], NetError::TooShort { len: 10 });
+        let bad_magic = edited(&bytes, |b| b[0] = b'X');
+        check(
+            &bad_magic,
+            NetError::BadMagic {
+                found: *b"XILINNN1",
+            },
+        );
+        check(
+            &edited(&bytes, |b| set_u32(b, 8, 2)),
+            NetError::BadVersion { found: 2 },
+        );
+        check(
+            &edited(&bytes, |b| set_u32(b, 12, 769)),
+            NetError::BadInputs { found: 769 },
+        );
+        for hidden in [0, 17, 4112] {
+            check(
+                &edited(&bytes, |b| set_u32(b, 16, hidden)),
+                NetError::BadHidden { found: hidden },
+            );
+        }
+        // A valid hidden size that the length does not match.
+        check(
+            &edited(&bytes, |b| set_u32(b, 16, 48)),
+            NetError::BadLength {
+                found: file_len(32),
+                expected: file_len(48),
+            },
+        );
+        for (at, name, expected) in [(20, "QA", 255), (24, "QB", 64), (28, "SCALE", 400)] {
+            check(
+                &edited(&bytes, |b| set_u32(b, at, 256)),
+                NetError::BadConstant {
+                    name,
+                    found: 256,
+                    expected,
+                },
+            );
+        }
+        let truncated = &bytes[..bytes.len() - 1];
+        check(
+            truncated,
+            NetError::BadLength {
+                found: file_len(32) - 1,
+                expected: file_len(32),
+            },
+        );
+        assert!(
+            Network::from_bytes(truncated)
+                .expect_err("short")
+                .to_string()
+                .contains("truncated")
+        );
+        let mut long = bytes.clone();
+        long.push(0);
+        check(
+            &long,
+            NetError::BadLength {
+                found: file_len(32) + 1,
+                expected: file_len(32),
+            },
+        );
+        // One weight bit flipped: only the checksum can tell.
+        let mut flipped = bytes.clone();
+        flipped[1000] ^= 4;
+        let stored = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().expect("8"));
+        check(
+            &flipped,
+            NetError::BadChecksum {
+                found: stored,
+                computed: fnv1a64(&flipped[..flipped.len() - 8]),
+            },
+        );
+        // The stored checksum itself damaged.
+        let mut sum_damaged = bytes.clone();
+        let last = sum_damaged.len() - 1;
+        sum_damaged[last] ^= 1;
+        assert!(matches!(
+            Network::from_bytes(&sum_damaged),
+            Err(NetError::BadChecksum { .. })
+        ));
+        // W2[5] = 128: beyond what the SIMD dot product computes exactly.
+        let w2_at = 32 + 2 * 768 * 32 + 2 * 32 + 2 * 5;
+        let wide = edited(&bytes, |b| {
+            b[w2_at..w2_at + 2].copy_from_slice(&128i16.to_le_bytes())
+        });
+        check(
+            &wide,
+            NetError::OutputWeightRange {
+                index: 5,
+                value: 128,
+            },
+        );
+        assert!(Network::from_bytes(&bytes).is_ok());
+    }
+
+    /// A net of 16 neurons with a handful of nonzero weights, evaluated by
+    /// hand from the spec's formulas.
+    #[test]
+    fn a_tiny_net_gives_the_hand_computed_integers() {
+        let n = 16;
+        let mut w1 = vec![0i16; INPUTS * n];
+        // Own king on e1 (seen from either side): feature 5*64 + 4 = 324.
+        w1[324 * n] = 100;
+        // White pawn e2 from White: feature 12.
+        w1[12 * n + 1] = 200;
+        // The other side's king on e8 from either side: 384 + 320 + 60 = 764.
+        w1[764 * n] = 30;
+        let mut b1 = vec![0i16; n];
+        b1[0] = 10;
+        b1[1] = -5;
+        b1[2] = 300;
+        let mut w2 = vec![0i16; 2 * n];
+        w2[0] = 3;
+        w2[1] = -2;
+        w2[2] = 1;
+        w2[n] = 5;
+        w2[n + 1] = 7;
+        w2[n + 2] = -1;
+        let net = Network::from_parts(n, w1.clone(), b1.clone(), w2.clone(), 1000).expect("net");
+        let pos = |fen: &str| -> Chess {
+            fen.parse::<Fen>()
+                .expect("fen")
+                .into_position(CastlingMode::Standard)
+                .expect("legal")
+        };
+        let white = pos("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+        let acc = Accumulator::new(&net, white.board());
+        // White: 10 + 100 (K e1) + 30 (k e8) = 140; -5 + 200 = 195; 300.
+        assert_eq!(&acc.white()[..4], &[140, 195, 300, 0]);
+        // Black: 10 + 100 (k e8 as own e1) + 30 (K e1 as other e8) = 140;
+        // the pawn is feature 436, which has no weight: -5; 300.
+        assert_eq!(&acc.black()[..4], &[140, -5, 300, 0]);
+        // White to move: 140²·3 − 195²·2 + 255²·1 + 140²·5 + 0·7 − 255²·1
+        // = 80,750; out = 80,750 / 255 + 1000 = 316 + 1000 = 1316;
+        // 1316 · 400 / 16,320 = 32.25 → 32.
+        assert_eq!(net.output(acc.white(), acc.black()), 1316);
+        assert_eq!(acc.evaluate(&net, Color::White), 32);
+        // Black to move: 140²·3 + 0 + 255² + 140²·5 + 195²·7 − 255² = 422,975;
+        // 422,975 / 255 = 1658; 2658 · 400 / 16,320 = 65.1 → 65.
+        let black = pos("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1");
+        assert_eq!(
+            crate::nnue::Accumulator::new(&net, black.board()).evaluate(&net, Color::Black),
+            65
+        );
+        // Truncation toward zero: with W2[n+1] = −7 the sum is −109,375,
+        // / 255 = −428 (not −429); 572 · 400 / 16,320 = 14.02 → 14.
+        let mut w2_neg = w2.clone();
+        w2_neg[n + 1] = -7;
+        let neg = Network::from_parts(n, w1.clone(), b1.clone(), w2_neg, 1000).expect("net");
+        assert_eq!(
+            Accumulator::new(&neg, black.board()).evaluate(&neg, Color::Black),
+            14
+        );
+        // And in the last step: B2 = −100,000 gives out = −99,684;
+        // −99,684 · 400 / 16,320 = −2443.2 → −2443 (not −2444).
+        let low = Network::from_parts(n, w1, b1, w2, -100_000).expect("net");
+        assert_eq!(
+            Accumulator::new(&low, white.board()).evaluate(&low, Color::White),
+            -2443
+        );
+        // The file of the tiny net reads back as the same net.
+        assert_eq!(Network::from_bytes(&net.to_bytes()), Ok(net));
+    }
+
+    #[test]
+    fn from_parts_checks_sizes_and_the_output_range() {
+        let n = 16;
+        let ok =
+            |w2: i16| Network::from_parts(n, vec![0; INPUTS * n], vec![0; n], vec![w2; 2 * n], 0);
+        assert!(ok(127).is_some());
+        assert!(ok(-127).is_some());
+        assert!(ok(128).is_none());
+        assert!(Network::from_parts(n, vec![0; 5], vec![0; n], vec![0; 2 * n], 0).is_none());
+        assert!(
+            Network::from_parts(20, vec![0; INPUTS * 20], vec![0; 20], vec![0; 40], 0).is_none()
+        );
+    }
+}
