@@ -24,6 +24,16 @@ impl Accumulator {
         Accumulator { values }
     }
 
+    /// The accumulators of two feature lists (White's perspective, then
+    /// Black's), as a trainer stores positions; every index below 768.
+    pub fn from_features(net: &Network, white: &[u16], black: &[u16]) -> Accumulator {
+        let mut values = vec![0; 2 * net.hidden()].into_boxed_slice();
+        let (w, b) = values.split_at_mut(net.hidden());
+        fill(net, white.iter().map(|&f| usize::from(f)), w);
+        fill(net, black.iter().map(|&f| usize::from(f)), b);
+        Accumulator { values }
+    }
+
     /// Applies a move's change in place.
     pub fn apply(&mut self, net: &Network, change: &Change) {
         let (white, black) = self.values.split_at_mut(net.hidden());
@@ -86,18 +96,20 @@ fn apply_change(
 /// Both perspectives of `board` into `values` (`2 * hidden` lanes).
 fn refresh(net: &Network, board: &Board, values: &mut [i16]) {
     let (white, black) = values.split_at_mut(net.hidden());
-    for (perspective, acc) in [(Color::White, white), (Color::Black, black)] {
-        simd::update(acc, net.bias(), [], []);
-        let rows: Vec<&[i16]> = features::active(board, perspective)
-            .map(|f| net.row(f))
-            .collect();
-        let mut fours = rows.chunks_exact(4);
-        for four in fours.by_ref() {
-            simd::update_in_place(acc, [four[0], four[1], four[2], four[3]], []);
-        }
-        for &row in fours.remainder() {
-            simd::update_in_place(acc, [row], []);
-        }
+    fill(net, features::active(board, Color::White), white);
+    fill(net, features::active(board, Color::Black), black);
+}
+
+/// `acc = bias + the rows of `active``, four rows a pass.
+fn fill(net: &Network, active: impl Iterator<Item = usize>, acc: &mut [i16]) {
+    simd::update(acc, net.bias(), [], []);
+    let rows: Vec<&[i16]> = active.map(|f| net.row(f)).collect();
+    let mut fours = rows.chunks_exact(4);
+    for four in fours.by_ref() {
+        simd::update_in_place(acc, [four[0], four[1], four[2], four[3]], []);
+    }
+    for &row in fours.remainder() {
+        simd::update_in_place(acc, [row], []);
     }
 }
 

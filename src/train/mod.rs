@@ -22,12 +22,14 @@ pub mod netfile;
 pub mod samples;
 
 use crate::data::Filter;
+use crate::nnue::Accumulator;
 use crate::search::tt::MATE_BOUND;
 use curves::EpochRecord;
 use model::{Layout, Net, Quantised, Scratch};
 use netfile::write_atomically;
 use rayon::prelude::*;
 use samples::{Samples, SplitMix64};
+use shakmaty::Color;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -226,7 +228,7 @@ fn train_command(s: &Settings, threads: usize) -> Result<(), String> {
     }
     eprintln!("wrote {}", dir.join(NET_FILE).display());
     if let Some(out) = &s.out {
-        write_atomically(out, &netfile::encode(&outcome.net.quantise()))?;
+        write_atomically(out, &export(&outcome.net.quantise())?)?;
         eprintln!("wrote {}", out.display());
     }
     Ok(())
@@ -467,7 +469,10 @@ fn validate(net: &Net, samples: &Samples, set: &[u32], config: &Config) -> (f64,
     if set.is_empty() {
         return (f64::NAN, f64::NAN);
     }
-    let quantised = net.quantise();
+    // The engine's own integer forward pass on the quantised weights.
+    let Some(quantised) = net.quantise().network() else {
+        return (f64::NAN, f64::NAN);
+    };
     let sums: Vec<(f64, f64)> = set
         .par_chunks(4096)
         .map(|part| {
@@ -478,7 +483,9 @@ fn validate(net: &Net, samples: &Samples, set: &[u32], config: &Config) -> (f64,
                 let float = f64::from(net.eval_cp(s.us, s.them, &mut scratch));
                 let p = 1.0 / (1.0 + (-float / config.k).exp());
                 loss += (p - f64::from(target(config, s.score, s.result))).powi(2);
-                diff += (f64::from(quantised.eval_cp(s.us, s.them)) - float).abs();
+                let engine = Accumulator::from_features(&quantised, s.us, s.them)
+                    .evaluate(&quantised, Color::White);
+                diff += (f64::from(engine) - float).abs();
             }
             (loss, diff)
         })
@@ -489,12 +496,20 @@ fn validate(net: &Net, samples: &Samples, set: &[u32], config: &Config) -> (f64,
     (loss / set.len() as f64, diff / set.len() as f64)
 }
 
+/// The net file of quantised weights.
+fn export(net: &Quantised) -> Result<Vec<u8>, String> {
+    netfile::encode(net).ok_or_else(|| {
+        "the quantised net breaks NNUE-SPEC (hidden size not a multiple of 16, or |W2| > 127)"
+            .to_string()
+    })
+}
+
 /// The epoch's files: checkpoint, net, CSV and SVG, each whole or not at
 /// all. The checkpoint goes last: a run stopped in between redoes the
 /// epoch and rewrites the same files.
 fn save(dir: &Path, state: &State, fingerprint: &str) -> Result<(), String> {
     let quantised: Quantised = state.net.quantise();
-    write_atomically(&dir.join(NET_FILE), &netfile::encode(&quantised))?;
+    write_atomically(&dir.join(NET_FILE), &export(&quantised)?)?;
     write_atomically(&dir.join(CSV_FILE), curves::csv(&state.history).as_bytes())?;
     write_atomically(&dir.join(SVG_FILE), curves::svg(&state.history).as_bytes())?;
     write_atomically(

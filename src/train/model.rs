@@ -232,33 +232,27 @@ pub struct Quantised {
 }
 
 impl Quantised {
-    fn accumulator(&self, features: &[u16]) -> Vec<i16> {
-        let n = self.hidden;
-        let mut acc = self.b1.clone();
-        for &f in features {
-            let at = usize::from(f) * n;
-            for (a, &w) in acc.iter_mut().zip(&self.w1[at..at + n]) {
-                *a = a.wrapping_add(w);
-            }
-        }
-        acc
+    /// The engine's net of these weights, which computes the integer
+    /// forward pass (one implementation of it); `None` when the weights
+    /// break the spec.
+    pub fn network(&self) -> Option<crate::nnue::Network> {
+        crate::nnue::Network::from_parts(
+            self.hidden,
+            self.w1.clone(),
+            self.b1.clone(),
+            self.w2.clone(),
+            self.b2,
+        )
     }
 
-    /// The engine's integer forward pass, word for word the spec's.
-    pub fn eval_cp(&self, us: &[u16], them: &[u16]) -> i32 {
-        let n = self.hidden;
-        let mut sum: i32 = 0;
-        for (acc, w) in [
-            (self.accumulator(us), &self.w2[..n]),
-            (self.accumulator(them), &self.w2[n..]),
-        ] {
-            for (&a, &w) in acc.iter().zip(w) {
-                let c = i32::from(a.clamp(0, QA as i16));
-                sum = sum.wrapping_add((c * c).wrapping_mul(i32::from(w)));
-            }
-        }
-        let out = i64::from(sum) / i64::from(QA) + i64::from(self.b2);
-        (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    /// The engine's score of a position given as feature lists (side to
+    /// move's first); `None` when the weights break the spec.
+    pub fn eval_cp(&self, us: &[u16], them: &[u16]) -> Option<i32> {
+        let net = self.network()?;
+        Some(
+            crate::nnue::Accumulator::from_features(&net, us, them)
+                .evaluate(&net, shakmaty::Color::White),
+        )
     }
 }
 
@@ -410,7 +404,7 @@ mod tests {
         // them: 231²·127 + 255²·0 = 6,776,847 (neuron 1's them-weight is 0).
         // sum = 7,257,375; /255 = 28,460 (truncated); + 163 = 28,623;
         // ·400 / 16,320 = 701.54… → 701.
-        assert_eq!(q.eval_cp(&us, &them), 701);
+        assert_eq!(q.eval_cp(&us, &them), Some(701));
         // A negative sum truncates toward zero: us weight on neuron 0 only,
         // −64: −231²·64 = −3,415,104; /255 = −13,392.56 → −13,392; + 163 =
         // −13,229; ·400 / 16,320 = −324.2 → −324.
@@ -418,7 +412,7 @@ mod tests {
         neg.params[w2] = -1.0;
         neg.params[w2 + 1] = 0.0;
         neg.params[w2 + 16] = 0.0;
-        assert_eq!(neg.quantise().eval_cp(&us, &them), -324);
+        assert_eq!(neg.quantise().eval_cp(&us, &them), Some(-324));
         // The float net agrees within the quantisation's error.
         let mut scratch = Scratch::new(16);
         let float = net.eval_cp(&us, &them, &mut scratch);

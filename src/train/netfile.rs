@@ -1,40 +1,15 @@
 //! The net file of NNUE-SPEC version 1: header, W1, B1, W2, B2, then the
 //! FNV-1a 64 checksum of every byte before it, all little-endian.
 
-use super::model::{INPUTS, QA, QB, Quantised, SCALE};
+use super::model::Quantised;
 
-pub const MAGIC: &[u8; 8] = b"QILINNN1";
-pub const VERSION: u32 = 1;
+pub use crate::nnue::network::fnv1a64;
 
-/// FNV-1a, 64 bits.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-/// The file's bytes.
-pub fn encode(net: &Quantised) -> Vec<u8> {
-    let n = net.hidden;
-    let mut out = Vec::with_capacity(32 + 2 * INPUTS * n + 6 * n + 12);
-    out.extend_from_slice(MAGIC);
-    for field in [
-        VERSION,
-        INPUTS as u32,
-        n as u32,
-        QA as u32,
-        QB as u32,
-        SCALE as u32,
-    ] {
-        out.extend_from_slice(&field.to_le_bytes());
-    }
-    for w in net.w1.iter().chain(&net.b1).chain(&net.w2) {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
-    out.extend_from_slice(&net.b2.to_le_bytes());
-    let sum = fnv1a64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
+/// The file's bytes, written by the engine's own `Network::to_bytes` (one
+/// writer of the format); `None` when the weights break the spec (a hidden
+/// size that is not a multiple of 16, |W2| > 127).
+pub fn encode(net: &Quantised) -> Option<Vec<u8>> {
+    net.network().map(|n| n.to_bytes())
 }
 
 /// Writes a file whole or not at all: a temporary file beside it, then a
@@ -84,7 +59,7 @@ mod tests {
         net.params[layout.w2() + 1] = -1.98; // W2[1] = −127
         net.params[layout.w2() + n + 2] = 0.25; // W2[N+2] = 16
         net.params[layout.b2()] = -0.5; // B2 = −8160
-        let bytes = encode(&net.quantise());
+        let bytes = encode(&net.quantise()).expect("a net within the spec");
         assert_eq!(bytes.len(), 32 + 2 * 768 * n + 2 * n + 4 * n + 4 + 8);
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4"));
         let i16_at = |at: usize| i16::from_le_bytes(bytes[at..at + 2].try_into().expect("2"));

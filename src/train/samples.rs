@@ -7,22 +7,11 @@ use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position};
 use std::path::{Path, PathBuf};
 
-/// The spec's features of `position` from `perspective`'s view:
-/// side·384 + role·64 + square, the square mirrored top to bottom for Black.
+/// The spec's features of `position` from `perspective`'s view, as the
+/// engine indexes them (`nnue::features`), narrowed to u16 (all < 768).
 pub fn features(position: &Chess, perspective: Color) -> Vec<u16> {
-    position
-        .board()
-        .iter()
-        .map(|(square, piece)| {
-            let sq = if perspective == Color::White {
-                square as u16
-            } else {
-                square as u16 ^ 56
-            };
-            let side = u16::from(piece.color != perspective);
-            // shakmaty's roles are numbered from 1 (pawn) to 6 (king).
-            side * 384 + (piece.role as u16 - 1) * 64 + sq
-        })
+    crate::nnue::features::active(position.board(), perspective)
+        .map(|f| f as u16)
         .collect()
 }
 
