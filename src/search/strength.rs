@@ -4,7 +4,8 @@
 //! as a club player misses them) and chooses less surely (a random choice
 //! among the best few lines, likelier the better the line: near-equal moves
 //! are mixed up often, a clearly worse one rarely, a losing blunder never
-//! while a safe move exists). The numbers below are calibrated by matches
+//! while a safe move exists). The numbers below are a first guess, known
+//! from pilot games to be too weak; they are to be calibrated by matches
 //! against Stockfish 15.1 at the same `UCI_Elo` (README, "Playing strength").
 
 use super::tt::MATE_BOUND;
