@@ -54,7 +54,8 @@ pub struct Settings {
     k: Option<f64>,
 }
 
-fn unit_interval(text: &str) -> Result<f64, String> {
+/// A clap parser: a number in 0.0..=1.0 (also used by `qilin train`).
+pub(crate) fn unit_interval(text: &str) -> Result<f64, String> {
     let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
@@ -63,7 +64,8 @@ fn unit_interval(text: &str) -> Result<f64, String> {
     }
 }
 
-fn positive(text: &str) -> Result<f64, String> {
+/// A clap parser: a finite number above 0 (also used by `qilin train`).
+pub(crate) fn positive(text: &str) -> Result<f64, String> {
     let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
     if v > 0.0 && v.is_finite() {
         Ok(v)

@@ -24,6 +24,7 @@ pub mod samples;
 use crate::data::Filter;
 use crate::nnue::Accumulator;
 use crate::search::tt::MATE_BOUND;
+use crate::tune::{positive, unit_interval};
 use curves::EpochRecord;
 use model::{Layout, Net, Quantised, Scratch};
 use netfile::write_atomically;
@@ -92,24 +93,6 @@ fn hidden_size(text: &str) -> Result<usize, String> {
         Ok(n)
     } else {
         Err("must be 16 to 4096 and a multiple of 16".into())
-    }
-}
-
-fn positive(text: &str) -> Result<f64, String> {
-    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
-    if v > 0.0 && v.is_finite() {
-        Ok(v)
-    } else {
-        Err("must be a positive number".into())
-    }
-}
-
-fn unit_interval(text: &str) -> Result<f64, String> {
-    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
-    if (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err("must be within 0.0..1.0".into())
     }
 }
 
