@@ -15,7 +15,7 @@ const OPTIONS: [&str; 15] = [
     "option name UCI_Chess960 type check default false",
     "option name UCI_ShowWDL type check default false",
     "option name UCI_LimitStrength type check default false",
-    "option name UCI_Elo type spin default 1350 min 1350 max 2150",
+    "option name UCI_Elo type spin default 1350 min 1350 max 2100",
     "option name SyzygyPath type string default <empty>",
     "option name SyzygyProbeDepth type spin default 1 min 1 max 100",
     "option name Syzygy50MoveRule type check default true",

@@ -814,11 +814,12 @@ fn limited_strength_plays_legal_moves_within_its_node_cap() {
             "wtime 60000 btime 60000",
         );
         assert!(play(&pos, &best).is_some(), "illegal bestmove {best}");
-        // 200 nodes a move at 1350, checked at node granularity.
-        assert!(nodes <= 400, "{nodes} nodes at UCI_Elo 1350");
+        // 1,030 nodes a move at 1350 (src/search/strength.rs), checked at
+        // node granularity.
+        assert!(nodes <= 2100, "{nodes} nodes at UCI_Elo 1350");
         seen.insert(best);
     }
-    // 12 searches of 200 nodes: well under a second even on a loaded runner.
+    // 12 searches of ~1,000 nodes: well under a second even on a loaded runner.
     assert!(start.elapsed() < Duration::from_secs(10));
     // The choice among near-equal developing moves varies.
     assert!(seen.len() >= 2, "always {seen:?}");

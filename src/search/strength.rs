@@ -4,11 +4,25 @@
 //! as a club player misses them) and chooses less surely (a random choice
 //! among the best few lines, likelier the better the line: near-equal moves
 //! are mixed up often, a clearly worse one rarely, a losing blunder never
-//! while a safe move exists). The numbers below are a first guess, known
-//! from pilot games to be too weak; they are to be calibrated by matches
-//! against Stockfish 15.1 at the same `UCI_Elo` (README, "Playing strength").
+//! while a safe move exists).
+//!
+//! The node caps are measured, not guessed: at each anchor below, Qilin
+//! with that cap (and the temperature of its level) was matched against
+//! Stockfish 15.1 at the same `UCI_Elo` at 10+0.1 (README, "Playing
+//! strength", for the table and the command).
 
 use super::tt::MATE_BOUND;
+
+/// (Elo, nodes a move) where a match put Qilin level with Stockfish at that
+/// `UCI_Elo`; between anchors the cap grows geometrically (Elo is close to
+/// linear in the logarithm of the nodes).
+const NODE_ANCHORS: [(u32, f64); 5] = [
+    (1350, 1_030.0),
+    (1400, 1_350.0),
+    (1700, 6_500.0),
+    (2000, 100_000.0),
+    (2100, 400_000.0),
+];
 
 /// A playing strength below full.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,10 +33,10 @@ pub struct Strength {
 }
 
 impl Strength {
-    /// The weakest level the calibration reaches (Stockfish's lowest).
-    pub const MIN_ELO: u32 = 1350;
-    /// About Qilin's full strength at rapid time controls.
-    pub const MAX_ELO: u32 = 2150;
+    /// The weakest level: Stockfish's lowest.
+    pub const MIN_ELO: u32 = NODE_ANCHORS[0].0;
+    /// About Qilin's full strength at 10+0.1 when it chooses among lines.
+    pub const MAX_ELO: u32 = NODE_ANCHORS[NODE_ANCHORS.len() - 1].0;
     /// Lines searched to choose among.
     pub const LINES: usize = 4;
 
@@ -38,15 +52,26 @@ impl Strength {
         self.elo
     }
 
-    /// Nodes per move: 200 at the bottom, doubling every 80 Elo.
+    /// Nodes per move, interpolated between the calibrated anchors.
     pub fn node_cap(self) -> u64 {
-        let doublings = f64::from(self.elo - Self::MIN_ELO) / 80.0;
-        (200.0 * doublings.exp2()) as u64
+        let (mut low, mut high) = (NODE_ANCHORS[0], NODE_ANCHORS[0]);
+        for pair in NODE_ANCHORS.windows(2) {
+            low = pair[0];
+            high = pair[1];
+            if self.elo <= high.0 {
+                break;
+            }
+        }
+        let span = f64::from(high.0.saturating_sub(low.0)).max(1.0);
+        let fraction = (f64::from(self.elo.saturating_sub(low.0)) / span).clamp(0.0, 1.0);
+        (low.1 * (high.1 / low.1).powf(fraction)).round() as u64
     }
 
-    /// How far (centipawns) below the best a line's chance falls by e.
+    /// How far (centipawns) below the best a line's chance falls by e:
+    /// 30 at the bottom, 2 at the top, linear in between.
     fn temperature(self) -> f64 {
-        f64::from(Self::MAX_ELO - self.elo) / 8.0 + 1.0
+        let span = f64::from(Self::MAX_ELO - Self::MIN_ELO);
+        2.0 + 28.0 * f64::from(Self::MAX_ELO - self.elo) / span
     }
 
     /// The index of the line to play among `scores` (best first, from the
@@ -97,9 +122,17 @@ mod tests {
     fn elo_is_clamped_and_nodes_grow_with_it() {
         assert_eq!(Strength::new(100, 0).elo(), Strength::MIN_ELO);
         assert_eq!(Strength::new(9999, 0).elo(), Strength::MAX_ELO);
-        assert_eq!(Strength::new(1350, 0).node_cap(), 200);
-        assert_eq!(Strength::new(1430, 0).node_cap(), 400);
-        assert_eq!(Strength::new(2150, 0).node_cap(), 200 << 10);
+        // Each anchor is met exactly; between two the cap is geometric.
+        for (elo, nodes) in NODE_ANCHORS {
+            assert_eq!(Strength::new(elo, 0).node_cap(), nodes as u64);
+        }
+        let (low, high) = (NODE_ANCHORS[1], NODE_ANCHORS[2]);
+        let middle = Strength::new((low.0 + high.0) / 2, 0).node_cap() as f64;
+        assert!((middle - (low.1 * high.1).sqrt()).abs() <= 1.0, "{middle}");
+        let caps: Vec<u64> = (Strength::MIN_ELO..=Strength::MAX_ELO)
+            .map(|elo| Strength::new(elo, 0).node_cap())
+            .collect();
+        assert!(caps.windows(2).all(|w| w[0] <= w[1]));
     }
 
     #[test]
@@ -123,12 +156,13 @@ mod tests {
         };
         let even = count(&[20, 20, 20, 20], 1350);
         assert!(even.iter().all(|&k| (800..1200).contains(&k)), "{even:?}");
-        // 1350: temperature 101 cp; a line 100 cp worse has weight e^-0.99.
-        let graded = count(&[0, -100, -200, -1000], 1350);
+        // 1350: temperature 30 cp; a line 30 cp worse has weight 1/e, one
+        // more than 4 temperatures worse none.
+        let graded = count(&[0, -30, -60, -121], 1350);
         assert!(graded[0] > graded[1] && graded[1] > graded[2], "{graded:?}");
         assert_eq!(graded[3], 0, "{graded:?}");
         // Near full strength a 100 cp worse line is almost never played.
-        let strong = count(&[0, -100, -200, -300], 2150);
+        let strong = count(&[0, -100, -200, -300], Strength::MAX_ELO);
         assert_eq!(strong[0], 4000, "{strong:?}");
     }
 }

@@ -290,7 +290,7 @@ mod tests {
         assert_eq!(d.move_overhead_ms, 10);
         assert!(lines.contains(&"option name UCI_LimitStrength type check default false".into()));
         assert!(
-            lines.contains(&"option name UCI_Elo type spin default 1350 min 1350 max 2150".into())
+            lines.contains(&"option name UCI_Elo type spin default 1350 min 1350 max 2100".into())
         );
         assert!(!d.limit_strength);
         assert_eq!(d.elo, 1350);
