@@ -221,6 +221,8 @@ fn won_endings_are_converted_within_the_fifty_move_rule() {
         "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
     ] {
         let plies = convert(&mut e, &defence, fen);
+        // Shown with --nocapture: the figure the README quotes.
+        eprintln!("{fen}: mated after {plies} plies");
         assert!(plies <= 120, "{fen}: {plies} plies");
     }
 }
