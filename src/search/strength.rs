@@ -54,14 +54,13 @@ impl Strength {
 
     /// Nodes per move, interpolated between the calibrated anchors.
     pub fn node_cap(self) -> u64 {
-        let (mut low, mut high) = (NODE_ANCHORS[0], NODE_ANCHORS[0]);
-        for pair in NODE_ANCHORS.windows(2) {
-            low = pair[0];
-            high = pair[1];
-            if self.elo <= high.0 {
-                break;
-            }
-        }
+        // `new` clamps the Elo to the anchors' range, so a pair is found;
+        // the last pair stands in all the same.
+        let pair = NODE_ANCHORS
+            .windows(2)
+            .find(|pair| self.elo <= pair[1].0)
+            .unwrap_or(&NODE_ANCHORS[NODE_ANCHORS.len() - 2..]);
+        let (low, high) = (pair[0], pair[1]);
         let span = f64::from(high.0.saturating_sub(low.0)).max(1.0);
         let fraction = (f64::from(self.elo.saturating_sub(low.0)) / span).clamp(0.0, 1.0);
         (low.1 * (high.1 / low.1).powf(fraction)).round() as u64
