@@ -82,6 +82,10 @@ pub struct Settings {
     /// Seed of the split, the initial weights and the shuffles
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also train on each position mirrored left to right (twice the data;
+    /// the net has no castling inputs, so the mirror image is worth the same)
+    #[arg(long)]
+    mirror: bool,
     /// Threads (default: every core); the result does not depend on them
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: Option<u16>,
@@ -166,7 +170,7 @@ pub fn run(s: &Settings) -> Result<(), String> {
 fn train_command(s: &Settings, threads: usize) -> Result<(), String> {
     let started = Instant::now();
     let note = |m: &str| eprintln!("{m}");
-    let samples = samples::load(&s.data, Filter::quiet(MATE_BOUND), &note)?;
+    let samples = samples::load(&s.data, Filter::quiet(MATE_BOUND), s.mirror, &note)?;
     eprintln!(
         "{} positions from {} in {:.1} s",
         samples.len(),
@@ -269,15 +273,32 @@ impl State {
     }
 }
 
+/// Positions held out together: the samples keep each game's positions
+/// next to each other, so a block of this many holds whole games (about 17
+/// of them) and the validation positions come from games the net never
+/// trained on. Held out one by one, they would share their games with
+/// training positions, and the validation loss would not show overfitting.
+const MAX_SPLIT_BLOCK: usize = 1024;
+
 /// The training and validation positions (indices into the samples), each
-/// in ascending order: a shuffle by a generator of its own, so the split
-/// depends on the seed and the data alone.
+/// in ascending order: blocks of neighbouring positions shuffled by a
+/// generator of its own, so the split depends on the seed and the data
+/// alone. Small sets get smaller blocks (at least about 1,024 of them).
 fn split(len: usize, share: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
-    let mut all: Vec<u32> = (0..len as u32).collect();
-    SplitMix64::new(seed ^ 0x5851_f42d_4c95_7f2d).shuffle(&mut all);
-    let held = ((len as f64 * share).round() as usize).min(len.saturating_sub(1));
-    let mut valid = all[..held].to_vec();
-    let mut train = all[held..].to_vec();
+    let block = (len / 1024).clamp(1, MAX_SPLIT_BLOCK);
+    let mut blocks: Vec<usize> = (0..len.div_ceil(block)).collect();
+    SplitMix64::new(seed ^ 0x5851_f42d_4c95_7f2d).shuffle(&mut blocks);
+    let wanted = ((len as f64 * share).round() as usize).min(len.saturating_sub(1));
+    let mut valid = Vec::with_capacity(wanted + block);
+    let mut train = Vec::with_capacity(len);
+    for b in blocks {
+        let range = (b * block) as u32..((b + 1) * block).min(len) as u32;
+        if valid.len() < wanted {
+            valid.extend(range);
+        } else {
+            train.extend(range);
+        }
+    }
     valid.sort_unstable();
     train.sort_unstable();
     (train, valid)
@@ -776,6 +797,22 @@ mod tests {
         all.sort_unstable();
         assert_eq!(all, (0..1000).collect::<Vec<_>>());
         assert_ne!(split(1000, 0.05, 4).1, valid_a);
+    }
+
+    /// In a large set the held-out positions come in runs of whole blocks:
+    /// neighbouring positions (one game's) stay on one side.
+    #[test]
+    fn large_sets_are_split_in_blocks_of_neighbours() {
+        let len = 3_000_000;
+        let (train, valid) = split(len, 0.03, 1);
+        assert_eq!(train.len() + valid.len(), len);
+        assert!((90_000..=90_000 + MAX_SPLIT_BLOCK).contains(&valid.len()));
+        let block = MAX_SPLIT_BLOCK as u32;
+        for run in valid.chunk_by(|a, b| b / block == a / block) {
+            let first = run[0] / block * block;
+            let expected = (first..(first + block).min(len as u32)).collect::<Vec<_>>();
+            assert_eq!(run, expected.as_slice());
+        }
     }
 
     #[test]

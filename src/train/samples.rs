@@ -15,6 +15,13 @@ pub fn features(position: &Chess, perspective: Color) -> Vec<u16> {
         .collect()
 }
 
+/// A feature of the same piece on the square of the other wing (file a to
+/// h, b to g, …): the square is the feature's low six bits and its file the
+/// low three (every block of the layout is a multiple of 64).
+pub fn mirror_feature(feature: u16) -> u16 {
+    feature ^ 7
+}
+
 /// SplitMix64 (Steele, Lea and Flood): a tiny seeded generator whose whole
 /// state is one u64, so a checkpoint can store it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,6 +136,30 @@ impl Samples {
         );
     }
 
+    /// Adds a position and, when `mirror`, the same position reflected
+    /// left to right (files a and h swapped). The net sees no castling
+    /// rights, and without them chess is the same game in the mirror, so
+    /// the copy is a new position of the same worth: twice the data.
+    pub fn push_both(
+        &mut self,
+        position: &Chess,
+        white_score: i16,
+        white_result: u8,
+        mirror: bool,
+    ) {
+        self.push_position(position, white_score, white_result);
+        if mirror {
+            let last = self.len() - 1;
+            let s = self.get(last);
+            let (us, them): (Vec<u16>, Vec<u16>) = (
+                s.us.iter().map(|&f| mirror_feature(f)).collect(),
+                s.them.iter().map(|&f| mirror_feature(f)).collect(),
+            );
+            let (score, result) = (s.score, s.result);
+            self.push(&us, &them, score, result);
+        }
+    }
+
     fn append(&mut self, other: Samples) {
         for i in 0..other.len() {
             let s = other.get(i);
@@ -138,12 +169,14 @@ impl Samples {
 }
 
 /// Every position of the data (run folders, game files, legacy record
-/// files) that passes the filter, files read in parallel and joined in
+/// files) that passes the filter, each followed by its mirror image when
+/// `mirror`, files read in parallel and joined in
 /// their order. A damaged or cut-short file keeps what came before the
 /// damage (reported through `note`).
 pub fn load(
     paths: &[String],
     filter: Filter,
+    mirror: bool,
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<Samples, String> {
     let mut files: Vec<PathBuf> = Vec::new();
@@ -161,7 +194,7 @@ pub fn load(
             let mut part = Samples::default();
             for item in reader {
                 match item {
-                    Ok(p) => part.push_position(&p.position, p.score, p.result),
+                    Ok(p) => part.push_both(&p.position, p.score, p.result, mirror),
                     Err(e) => {
                         note(&format!(
                             "{}: {e}; the rest of the file is skipped",
@@ -207,6 +240,40 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(sorted, (0..100).collect::<Vec<_>>());
         assert_ne!(items, sorted);
+    }
+
+    /// The mirrored lists are those of the board reflected by shakmaty.
+    #[test]
+    fn the_mirror_image_is_the_board_reflected() {
+        let position: Chess =
+            "r3k2r/pp1b1ppp/2n1pn2/q1pp4/3P1B2/2P1PN2/PP1NBPPP/R2QK2R b KQkq - 3 9"
+                .parse::<shakmaty::fen::Fen>()
+                .expect("fen")
+                .into_position(shakmaty::CastlingMode::Standard)
+                .expect("legal");
+        let mut samples = Samples::default();
+        samples.push_both(&position, -35, 1, true);
+        assert_eq!(samples.len(), 2);
+        let mut board = position.board().clone();
+        board.flip_horizontal();
+        let sorted = |v: Vec<u16>| {
+            let mut v = v;
+            v.sort_unstable();
+            v
+        };
+        let expected = |c: Color| {
+            sorted(
+                crate::nnue::features::active(&board, c)
+                    .map(|f| f as u16)
+                    .collect(),
+            )
+        };
+        let (original, mirrored) = (samples.get(0), samples.get(1));
+        assert_eq!(sorted(mirrored.us.to_vec()), expected(Color::Black));
+        assert_eq!(sorted(mirrored.them.to_vec()), expected(Color::White));
+        assert_eq!((mirrored.score, mirrored.result), (35, 1));
+        assert_eq!((original.score, original.result), (35, 1));
+        assert_ne!(sorted(original.us.to_vec()), sorted(mirrored.us.to_vec()));
     }
 
     #[test]
