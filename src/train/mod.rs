@@ -29,7 +29,7 @@ use curves::EpochRecord;
 use model::{Layout, Net, Quantised, Scratch};
 use netfile::write_atomically;
 use rayon::prelude::*;
-use samples::{Samples, SplitMix64};
+use samples::{MAX_FEATURES, Samples, SplitMix64, mirror_into};
 use shakmaty::Color;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -82,8 +82,8 @@ pub struct Settings {
     /// Seed of the split, the initial weights and the shuffles
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Also train on each position mirrored left to right (twice the data;
-    /// the net has no castling inputs, so the mirror image is worth the same)
+    /// Also train on each training position mirrored left to right (twice
+    /// the data; the net has no castling inputs, so the image is worth the same)
     #[arg(long)]
     mirror: bool,
     /// Threads (default: every core); the result does not depend on them
@@ -124,6 +124,8 @@ pub struct Config {
     /// Share of the positions held out.
     pub validation: f64,
     pub seed: u64,
+    /// Train on each training position and its mirror image.
+    pub mirror: bool,
     /// Draw a progress bar (on a terminal).
     pub progress: bool,
 }
@@ -133,7 +135,7 @@ impl Config {
     /// threads: they do not change the result).
     fn fingerprint(&self, positions: usize) -> String {
         format!(
-            "hidden={} epochs={} batch={} lr={} final-lr={} lambda={} k={} validation={} seed={} positions={positions}",
+            "hidden={} epochs={} batch={} lr={} final-lr={} lambda={} k={} validation={} seed={} mirror={} positions={positions}",
             self.hidden,
             self.epochs,
             self.batch,
@@ -142,7 +144,8 @@ impl Config {
             self.lambda,
             self.k,
             self.validation,
-            self.seed
+            self.seed,
+            self.mirror
         )
     }
 
@@ -170,7 +173,7 @@ pub fn run(s: &Settings) -> Result<(), String> {
 fn train_command(s: &Settings, threads: usize) -> Result<(), String> {
     let started = Instant::now();
     let note = |m: &str| eprintln!("{m}");
-    let samples = samples::load(&s.data, Filter::quiet(MATE_BOUND), s.mirror, &note)?;
+    let samples = samples::load(&s.data, Filter::quiet(MATE_BOUND), &note)?;
     eprintln!(
         "{} positions from {} in {:.1} s",
         samples.len(),
@@ -202,6 +205,7 @@ fn train_command(s: &Settings, threads: usize) -> Result<(), String> {
         k,
         validation: s.validation,
         seed: s.seed,
+        mirror: s.mirror,
         progress: true,
     };
     eprintln!("{threads} threads; {}", config.fingerprint(samples.len()));
@@ -273,6 +277,9 @@ impl State {
     }
 }
 
+/// The mark of a mirror image in an epoch's list of sample indices.
+const MIRRORED: u32 = 1 << 31;
+
 /// Positions held out together: the samples keep each game's positions
 /// next to each other, so a block of this many holds whole games (about 17
 /// of them) and the validation positions come from games the net never
@@ -339,6 +346,17 @@ pub fn train(
         train_set.len(),
         valid_set.len()
     ));
+    // An epoch's positions: the training set, and its mirror images marked
+    // by the top bit (the validation set stays as the games were played,
+    // so losses with and without --mirror compare).
+    let mut train_set = train_set;
+    if config.mirror {
+        if samples.len() > MIRRORED as usize {
+            return Err("too many positions to mirror".into());
+        }
+        let images: Vec<u32> = train_set.iter().map(|&i| i | MIRRORED).collect();
+        train_set.extend(images);
+    }
     let last = stop_after.map_or(config.epochs, |s| s.min(config.epochs));
     let batches = train_set.len().div_ceil(config.batch);
     let remaining = u64::from(last.saturating_sub(state.epoch)) * train_set.len() as u64;
@@ -425,10 +443,19 @@ fn step(
             grad.fill(0.0);
             let mut scratch = Scratch::new(net.layout.hidden);
             let mut loss = 0.0f64;
+            let (mut us_image, mut them_image) = ([0; MAX_FEATURES], [0; MAX_FEATURES]);
             for &i in part {
-                let s = samples.get(i as usize);
+                let s = samples.get((i & !MIRRORED) as usize);
+                let (us, them) = if i & MIRRORED == 0 {
+                    (s.us, s.them)
+                } else {
+                    (
+                        mirror_into(s.us, &mut us_image),
+                        mirror_into(s.them, &mut them_image),
+                    )
+                };
                 let t = target(config, s.score, s.result);
-                loss += f64::from(net.add_gradient(s.us, s.them, t, k, grad, &mut scratch));
+                loss += f64::from(net.add_gradient(us, them, t, k, grad, &mut scratch));
             }
             loss
         })
@@ -684,6 +711,7 @@ mod tests {
             k: 200.0,
             validation: 0.1,
             seed: 5,
+            mirror: false,
             progress: false,
         }
     }
@@ -738,6 +766,54 @@ mod tests {
         for dir in dirs {
             std::fs::remove_dir_all(dir).expect("clean up");
         }
+    }
+
+    /// Positions with every piece on the queen's wing (files a–d): trained
+    /// with their mirror images, the net scores an image (all on the
+    /// king's wing, never in the data) as it scores the original; without,
+    /// the images' features keep their random weights.
+    #[test]
+    fn mirrored_training_scores_the_images_like_the_originals() {
+        let mut rng = SplitMix64::new(21);
+        let mut samples = Samples::default();
+        for _ in 0..1500 {
+            let pieces = 2 + rng.below(10);
+            let us: Vec<u16> = (0..pieces).map(|_| (rng.below(768) as u16) & !4).collect();
+            let them: Vec<u16> = us.iter().map(|&f| ((f + 384) % 768) ^ 56).collect();
+            let material: i32 = us.iter().map(|&f| if f < 384 { 60 } else { -60 }).sum();
+            let result = 1 + u8::from(material > 50) - u8::from(material < -50);
+            samples.push(&us, &them, material as i16, result);
+        }
+        let gap = |mirror: bool, name: &str| {
+            let dir = scratch_dir(name);
+            let config = Config {
+                epochs: 4,
+                mirror,
+                ..config()
+            };
+            let state = trained(&config, &samples, &dir, 2);
+            std::fs::remove_dir_all(&dir).expect("clean up");
+            let mut scratch = Scratch::new(config.hidden);
+            let (mut a, mut b) = ([0; MAX_FEATURES], [0; MAX_FEATURES]);
+            (0..samples.len())
+                .map(|i| {
+                    let s = samples.get(i);
+                    let original = state.net.eval_cp(s.us, s.them, &mut scratch);
+                    let image = state.net.eval_cp(
+                        mirror_into(s.us, &mut a),
+                        mirror_into(s.them, &mut b),
+                        &mut scratch,
+                    );
+                    f64::from((original - image).abs())
+                })
+                .sum::<f64>()
+                / samples.len() as f64
+        };
+        let (with, without) = (gap(true, "mirror-on"), gap(false, "mirror-off"));
+        assert!(
+            with < without / 3.0,
+            "with {with:.2} cp, without {without:.2} cp"
+        );
     }
 
     #[test]

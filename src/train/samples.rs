@@ -15,11 +15,21 @@ pub fn features(position: &Chess, perspective: Color) -> Vec<u16> {
         .collect()
 }
 
-/// A feature of the same piece on the square of the other wing (file a to
-/// h, b to g, …): the square is the feature's low six bits and its file the
-/// low three (every block of the layout is a multiple of 64).
-pub fn mirror_feature(feature: u16) -> u16 {
-    feature ^ 7
+/// The most features a position has: one per piece.
+pub const MAX_FEATURES: usize = 32;
+
+/// `features` with every piece on the square of the other wing (file a to
+/// h, b to g, …), written into `out`: the square is a feature's low six
+/// bits and its file the low three (every block of the layout is a
+/// multiple of 64). The net sees no castling rights, and without them
+/// chess is the same game in the mirror, so the image is a position of
+/// the same worth.
+pub fn mirror_into<'a>(features: &[u16], out: &'a mut [u16; MAX_FEATURES]) -> &'a [u16] {
+    let n = features.len().min(MAX_FEATURES);
+    for (o, &f) in out.iter_mut().zip(&features[..n]) {
+        *o = f ^ 7;
+    }
+    &out[..n]
 }
 
 /// SplitMix64 (Steele, Lea and Flood): a tiny seeded generator whose whole
@@ -136,30 +146,6 @@ impl Samples {
         );
     }
 
-    /// Adds a position and, when `mirror`, the same position reflected
-    /// left to right (files a and h swapped). The net sees no castling
-    /// rights, and without them chess is the same game in the mirror, so
-    /// the copy is a new position of the same worth: twice the data.
-    pub fn push_both(
-        &mut self,
-        position: &Chess,
-        white_score: i16,
-        white_result: u8,
-        mirror: bool,
-    ) {
-        self.push_position(position, white_score, white_result);
-        if mirror {
-            let last = self.len() - 1;
-            let s = self.get(last);
-            let (us, them): (Vec<u16>, Vec<u16>) = (
-                s.us.iter().map(|&f| mirror_feature(f)).collect(),
-                s.them.iter().map(|&f| mirror_feature(f)).collect(),
-            );
-            let (score, result) = (s.score, s.result);
-            self.push(&us, &them, score, result);
-        }
-    }
-
     fn append(&mut self, other: Samples) {
         for i in 0..other.len() {
             let s = other.get(i);
@@ -169,14 +155,12 @@ impl Samples {
 }
 
 /// Every position of the data (run folders, game files, legacy record
-/// files) that passes the filter, each followed by its mirror image when
-/// `mirror`, files read in parallel and joined in
+/// files) that passes the filter, files read in parallel and joined in
 /// their order. A damaged or cut-short file keeps what came before the
 /// damage (reported through `note`).
 pub fn load(
     paths: &[String],
     filter: Filter,
-    mirror: bool,
     note: &(dyn Fn(&str) + Sync),
 ) -> Result<Samples, String> {
     let mut files: Vec<PathBuf> = Vec::new();
@@ -194,7 +178,7 @@ pub fn load(
             let mut part = Samples::default();
             for item in reader {
                 match item {
-                    Ok(p) => part.push_both(&p.position, p.score, p.result, mirror),
+                    Ok(p) => part.push_position(&p.position, p.score, p.result),
                     Err(e) => {
                         note(&format!(
                             "{}: {e}; the rest of the file is skipped",
@@ -251,29 +235,23 @@ mod tests {
                 .expect("fen")
                 .into_position(shakmaty::CastlingMode::Standard)
                 .expect("legal");
-        let mut samples = Samples::default();
-        samples.push_both(&position, -35, 1, true);
-        assert_eq!(samples.len(), 2);
         let mut board = position.board().clone();
         board.flip_horizontal();
-        let sorted = |v: Vec<u16>| {
-            let mut v = v;
+        let sorted = |v: &[u16]| {
+            let mut v = v.to_vec();
             v.sort_unstable();
             v
         };
-        let expected = |c: Color| {
-            sorted(
-                crate::nnue::features::active(&board, c)
-                    .map(|f| f as u16)
-                    .collect(),
-            )
-        };
-        let (original, mirrored) = (samples.get(0), samples.get(1));
-        assert_eq!(sorted(mirrored.us.to_vec()), expected(Color::Black));
-        assert_eq!(sorted(mirrored.them.to_vec()), expected(Color::White));
-        assert_eq!((mirrored.score, mirrored.result), (35, 1));
-        assert_eq!((original.score, original.result), (35, 1));
-        assert_ne!(sorted(original.us.to_vec()), sorted(mirrored.us.to_vec()));
+        for perspective in [Color::White, Color::Black] {
+            let original = features(&position, perspective);
+            let mut out = [0; MAX_FEATURES];
+            let image = mirror_into(&original, &mut out);
+            let expected: Vec<u16> = crate::nnue::features::active(&board, perspective)
+                .map(|f| f as u16)
+                .collect();
+            assert_eq!(sorted(image), sorted(&expected));
+            assert_ne!(sorted(image), sorted(&original));
+        }
     }
 
     #[test]
