@@ -49,7 +49,7 @@ pub struct Settings {
     /// Output folder: checkpoint, net.nnue, losses.csv, losses.svg (the same command resumes)
     #[arg(long, value_name = "DIR", required_unless_present = "fit_scale")]
     dir: Option<PathBuf>,
-    /// Also write the final quantised net here
+    /// Also write the net of the epoch with the lowest validation loss here
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Only measure K (the scale for which sigmoid(score / K) best fits the results) and print it
@@ -219,8 +219,22 @@ fn train_command(s: &Settings, threads: usize) -> Result<(), String> {
     }
     eprintln!("wrote {}", dir.join(NET_FILE).display());
     if let Some(out) = &s.out {
-        write_atomically(out, &export(&outcome.net.quantise())?)?;
-        eprintln!("wrote {}", out.display());
+        let best = outcome
+            .history
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.valid_loss.total_cmp(&b.1.valid_loss));
+        let bytes = std::fs::read(dir.join(BEST_FILE))
+            .map_err(|e| format!("{}: {e}", dir.join(BEST_FILE).display()))?;
+        write_atomically(out, &bytes)?;
+        if let Some((epoch, r)) = best {
+            eprintln!(
+                "wrote {}: the net of epoch {} (validation loss {:.6}), the lowest",
+                out.display(),
+                epoch + 1,
+                r.valid_loss
+            );
+        }
     }
     Ok(())
 }
@@ -238,6 +252,9 @@ pub fn measure_k(samples: &Samples) -> f64 {
 
 pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
 pub const NET_FILE: &str = "net.nnue";
+/// The net of the epoch with the lowest validation loss so far: where the
+/// net starts to learn its games by heart, the later ones get worse.
+pub const BEST_FILE: &str = "best.nnue";
 pub const CSV_FILE: &str = "losses.csv";
 pub const SVG_FILE: &str = "losses.svg";
 
@@ -540,7 +557,16 @@ fn export(net: &Quantised) -> Result<Vec<u8>, String> {
 /// epoch and rewrites the same files.
 fn save(dir: &Path, state: &State, fingerprint: &str) -> Result<(), String> {
     let quantised: Quantised = state.net.quantise();
-    write_atomically(&dir.join(NET_FILE), &export(&quantised)?)?;
+    let net = export(&quantised)?;
+    write_atomically(&dir.join(NET_FILE), &net)?;
+    let lowest = state
+        .history
+        .iter()
+        .map(|r| r.valid_loss)
+        .fold(f64::INFINITY, f64::min);
+    if state.history.last().is_none_or(|r| r.valid_loss <= lowest) {
+        write_atomically(&dir.join(BEST_FILE), &net)?;
+    }
     write_atomically(&dir.join(CSV_FILE), curves::csv(&state.history).as_bytes())?;
     write_atomically(&dir.join(SVG_FILE), curves::svg(&state.history).as_bytes())?;
     write_atomically(
@@ -834,6 +860,14 @@ mod tests {
             let csv = std::fs::read_to_string(dir.join(CSV_FILE)).expect("csv");
             assert_eq!(csv.lines().count(), 3);
             assert!(dir.join(SVG_FILE).exists());
+            // best.nnue is the net of the epoch with the lowest validation loss.
+            let history = &resumed.history;
+            let best_is_last = history[1].valid_loss <= history[0].valid_loss;
+            let (net, best) = (
+                std::fs::read(dir.join(NET_FILE)).expect("net"),
+                std::fs::read(dir.join(BEST_FILE)).expect("best"),
+            );
+            assert_eq!(net == best, best_is_last, "{history:?}");
         }
         // Another setting refuses the checkpoint, naming what differs.
         let err = train(
