@@ -219,20 +219,15 @@ fn train_command(s: &Settings, threads: usize) -> Result<(), String> {
     }
     eprintln!("wrote {}", dir.join(NET_FILE).display());
     if let Some(out) = &s.out {
-        let best = outcome
-            .history
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.valid_loss.total_cmp(&b.1.valid_loss));
         let bytes = std::fs::read(dir.join(BEST_FILE))
             .map_err(|e| format!("{}: {e}", dir.join(BEST_FILE).display()))?;
         write_atomically(out, &bytes)?;
-        if let Some((epoch, r)) = best {
+        if let Some(epoch) = best_epoch(&outcome.history) {
             eprintln!(
                 "wrote {}: the net of epoch {} (validation loss {:.6}), the lowest",
                 out.display(),
                 epoch + 1,
-                r.valid_loss
+                outcome.history[epoch].valid_loss
             );
         }
     }
@@ -304,12 +299,16 @@ const MIRRORED: u32 = 1 << 31;
 /// training positions, and the validation loss would not show overfitting.
 const MAX_SPLIT_BLOCK: usize = 1024;
 
+/// Small sets get smaller blocks, so that there are at least about this
+/// many to choose from.
+const MIN_SPLIT_BLOCKS: usize = 1024;
+
 /// The training and validation positions (indices into the samples), each
 /// in ascending order: blocks of neighbouring positions shuffled by a
 /// generator of its own, so the split depends on the seed and the data
-/// alone. Small sets get smaller blocks (at least about 1,024 of them).
+/// alone.
 fn split(len: usize, share: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
-    let block = (len / 1024).clamp(1, MAX_SPLIT_BLOCK);
+    let block = (len / MIN_SPLIT_BLOCKS).clamp(1, MAX_SPLIT_BLOCK);
     let mut blocks: Vec<usize> = (0..len.div_ceil(block)).collect();
     SplitMix64::new(seed ^ 0x5851_f42d_4c95_7f2d).shuffle(&mut blocks);
     let wanted = ((len as f64 * share).round() as usize).min(len.saturating_sub(1));
@@ -552,6 +551,14 @@ fn export(net: &Quantised) -> Result<Vec<u8>, String> {
     })
 }
 
+/// The index of the epoch whose net `BEST_FILE` holds: the lowest
+/// validation loss, the later epoch on a tie.
+fn best_epoch(history: &[EpochRecord]) -> Option<usize> {
+    (0..history.len())
+        .rev()
+        .min_by(|&a, &b| history[a].valid_loss.total_cmp(&history[b].valid_loss))
+}
+
 /// The epoch's files: checkpoint, net, CSV and SVG, each whole or not at
 /// all. The checkpoint goes last: a run stopped in between redoes the
 /// epoch and rewrites the same files.
@@ -559,12 +566,7 @@ fn save(dir: &Path, state: &State, fingerprint: &str) -> Result<(), String> {
     let quantised: Quantised = state.net.quantise();
     let net = export(&quantised)?;
     write_atomically(&dir.join(NET_FILE), &net)?;
-    let lowest = state
-        .history
-        .iter()
-        .map(|r| r.valid_loss)
-        .fold(f64::INFINITY, f64::min);
-    if state.history.last().is_none_or(|r| r.valid_loss <= lowest) {
+    if best_epoch(&state.history) == state.history.len().checked_sub(1) {
         write_atomically(&dir.join(BEST_FILE), &net)?;
     }
     write_atomically(&dir.join(CSV_FILE), curves::csv(&state.history).as_bytes())?;
