@@ -7,7 +7,10 @@ scores), scores each with `go nodes N` for every budget N and once with a refere
 the mean time per search, the mean absolute difference from the reference score (centipawns,
 scores clamped to +-2000), and the mean squared difference in win-probability space,
 sigmoid(K * score) with the K that `qilin tune` fits (default 0.0053), which is what a
-network trained on these labels sees. Not a test: a measurement for the data README.
+network trained on these labels sees; then, position by position, how much that squared
+difference changes against the `--baseline` budget (a paired difference: the same positions,
+so its error bar is far narrower than the two means' bars). Not a test: a measurement for the
+data README.
 
     engine-tests/.venv/bin/python engine-tests/lab/label_quality.py --engine ./qilin \
         --pgn games.pgn --positions 400 --budgets 1000,2500,5000,10000,20000
@@ -53,8 +56,11 @@ def main() -> None:
     p.add_argument("--reference", type=int, help="reference nodes (default 32x the largest budget)")
     p.add_argument("--k", type=float, default=0.0053)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--baseline", type=int, default=5000, help="budget the others are compared with")
     a = p.parse_args()
     budgets = [int(b) for b in a.budgets.split(",")]
+    if a.baseline not in budgets:
+        p.error("--baseline must be one of --budgets")
     reference = a.reference or 32 * max(budgets)
     boards = sample_positions(a.pgn, a.positions, a.seed)
     sig = lambda cp: 1.0 / (1.0 + math.exp(-a.k * cp))
@@ -84,6 +90,14 @@ def main() -> None:
         se = statistics.stdev(e) / math.sqrt(len(e)) if len(e) > 1 else float("nan")
         print(f"{n:>8} {1000 * statistics.mean(t):>10.2f} {statistics.mean(d):>8.1f} "
               f"{1000 * statistics.mean(e):>15.3f} {1000 * 1.96 * se:>10.3f}")
+    print(f"squared error against {a.baseline} nodes, position by position (1e-3, 95%):")
+    base = rows[a.baseline][2]
+    for n in budgets:
+        if n == a.baseline:
+            continue
+        diff = [x - y for x, y in zip(rows[n][2], base)]
+        half = 1.96 * statistics.stdev(diff) / math.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+        print(f"{n:>8} {1000 * statistics.mean(diff):>+10.3f} +- {1000 * half:.3f}")
 
 
 if __name__ == "__main__":
