@@ -38,12 +38,38 @@ impl Drop for Scratch {
 
 const ITALIAN: &str = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
 
+/// The default evaluation is the net built in; `eval` says so, over UCI
+/// and on the command line alike.
 #[test]
-fn eval_over_uci_matches_the_command_line() {
+fn the_embedded_net_is_the_default_evaluation() {
     let mut e = Engine::start();
     e.send(&format!("position fen {ITALIAN}"));
     let lines = e.ask("eval");
+    assert!(
+        lines[0].starts_with("net: (768 -> 128) x 2 -> 1"),
+        "{lines:?}"
+    );
     let cli = qilin(&["eval", ITALIAN]);
+    let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(lines, cli);
+    e.close();
+}
+
+/// `Use NNUE` false (`--no-net`) evaluates with the hand-written terms.
+#[test]
+fn eval_over_uci_matches_the_command_line() {
+    let mut e = Engine::start();
+    let lines = e.ask("setoption name Use NNUE value false");
+    assert_eq!(
+        lines,
+        ["info string evaluation: hand-written evaluation (Use NNUE is false)"]
+    );
+    e.send(&format!("position fen {ITALIAN}"));
+    let lines = e.ask("eval");
+    let cli = qilin(&["eval", "--no-net", ITALIAN]);
     let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
         .lines()
         .map(String::from)
@@ -70,6 +96,7 @@ fn eval_over_uci_matches_the_command_line() {
 #[test]
 fn eval_reports_phase_known_endgames_and_check() {
     let mut e = Engine::start();
+    e.send("setoption name Use NNUE value false");
     // KPK, drawn: the bitbase decides, whatever the terms say.
     e.send("position fen k7/8/1K6/P7/8/8/8/8 w - - 0 1");
     let lines = e.ask("eval");
@@ -270,10 +297,19 @@ fn a_net_set_by_evalfile_searches_and_evaluates() {
         .map(String::from)
         .collect();
     assert_eq!(lines, cli);
-    // `<empty>` goes back to the default evaluation.
+    // `<empty>` goes back to the default evaluation, the embedded net;
+    // `Use NNUE` false to the hand-written one, and true back again.
     let lines = e.ask("setoption name EvalFile value <empty>");
-    assert_eq!(lines, ["info string evaluation: hand-written evaluation"]);
+    assert_eq!(lines, ["info string evaluation: embedded net (128 hidden)"]);
+    assert!(e.ask("eval")[0].starts_with("net: (768 -> 128)"));
+    let lines = e.ask("setoption name Use NNUE value false");
+    assert_eq!(
+        lines,
+        ["info string evaluation: hand-written evaluation (Use NNUE is false)"]
+    );
     assert!(e.ask("eval")[0].starts_with("term"));
+    let lines = e.ask("setoption name Use NNUE value true");
+    assert_eq!(lines, ["info string evaluation: embedded net (128 hidden)"]);
     e.close();
 }
 
@@ -297,10 +333,10 @@ fn a_damaged_net_file_is_refused_with_one_error() {
     assert!(
         lines[0].starts_with(&format!(
             "info string error: EvalFile '{damaged}': net file damaged: checksum "
-        )) && lines[0].ends_with("; keeping the hand-written evaluation"),
+        )) && lines[0].ends_with("; keeping the embedded net (128 hidden)"),
         "{lines:?}"
     );
-    assert!(e.ask("eval")[0].starts_with("term"));
+    assert!(e.ask("eval")[0].starts_with("net: (768 -> 128)"));
     e.ask(&format!("setoption name EvalFile value {good}"));
     let lines = e.ask(&format!("setoption name EvalFile value {short}"));
     assert_eq!(

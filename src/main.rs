@@ -30,7 +30,7 @@ enum Tool {
     /// Search a position and show its best lines in SAN
     #[command(alias = "analyze")]
     Analyse(AnalyseArgs),
-    /// The static evaluation of a position, term by term (with --net: the net's score)
+    /// The static evaluation of a position: the net's score (with --no-net: term by term)
     Eval(EvalArgs),
     /// Play self-play games and write them whole into resumable chunk files
     Datagen(DatagenArgs),
@@ -93,15 +93,21 @@ struct DatagenArgs {
 /// `--net`, for the tools that search or evaluate.
 #[derive(clap::Args)]
 struct NetArg {
-    /// NNUE net file to evaluate with (default: the built-in evaluation)
+    /// NNUE net file to evaluate with (default: the net built in)
     #[arg(long, value_name = "FILE")]
     net: Option<String>,
+    /// Evaluate with the hand-written evaluation (UCI: `Use NNUE` false)
+    #[arg(long, conflicts_with = "net")]
+    no_net: bool,
 }
 
 impl NetArg {
     /// The net to use, or a usage error (exit code 2) for a file that is
     /// not a valid net.
     fn resolve(&self, tool: &str) -> Result<Option<Arc<Network>>, ExitCode> {
+        if self.no_net {
+            return Ok(None);
+        }
         qilin::nnue::resolve(self.net.as_deref().unwrap_or(""))
             .map_err(|e| usage_error(tool, &format!("--net: {e}")))
     }

@@ -2,9 +2,9 @@
 //! integer arithmetic fixed by NNUE-SPEC.md (version 1), shared with the
 //! trainer. `Network` holds a net; `Accumulator` and `AccumulatorStack` hold
 //! its first layer for a position and along a search path; `simd` has the
-//! hot loops. The search uses a net when its `Engine` has one (UCI
-//! `EvalFile`, `--net`, or the net compiled in by `EMBEDDED`), else the
-//! hand-written evaluation of `crate::eval`.
+//! hot loops. The search uses a net when its `Engine` has one (the net
+//! compiled in by `EMBEDDED`, or UCI `EvalFile` / `--net`), else the
+//! hand-written evaluation of `crate::eval` (UCI `Use NNUE` false, `--no-net`).
 
 pub mod accumulator;
 pub mod features;
@@ -18,13 +18,12 @@ use shakmaty::{Chess, Color, Position};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-/// The net compiled into the binary, the default evaluation when set. To
-/// embed a trained net, this one line becomes
-/// `Some(include_bytes!("../../nets/<name>.nnue"))`.
-const EMBEDDED: Option<&[u8]> = None;
+/// The net compiled into the binary, the default evaluation (`nets/README.md`
+/// says how it was made and measured). `None` would make the hand-written
+/// evaluation the default again.
+const EMBEDDED: Option<&[u8]> = Some(include_bytes!("../../nets/qilin-net-1.nnue"));
 
-/// The compiled-in net (`None` while there is none: the hand-written
-/// evaluation is then the default). Parsed once; a damaged embedded net is
+/// The compiled-in net. Parsed once; a damaged embedded net would be
 /// treated as none (a test keeps it from being damaged).
 pub fn embedded() -> Option<Arc<Network>> {
     static NET: OnceLock<Option<Arc<Network>>> = OnceLock::new();

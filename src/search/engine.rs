@@ -148,10 +148,13 @@ impl Engine {
     }
 
     /// Evaluates with the net of the file at `path`, or with the default
-    /// evaluation (`nnue::resolve`) for an empty path. On `Err` (a file
-    /// that cannot be read or is not a valid net) the evaluation stays.
-    pub fn load_net(&mut self, path: &str) -> Result<(), NetError> {
-        self.set_net(nnue::resolve(path)?);
+    /// evaluation (`nnue::resolve`) for an empty path; with `use_net`
+    /// false, with the hand-written evaluation (the file is still checked).
+    /// On `Err` (a file that cannot be read or is not a valid net) the
+    /// evaluation stays.
+    pub fn load_net(&mut self, path: &str, use_net: bool) -> Result<(), NetError> {
+        let net = nnue::resolve(path)?;
+        self.set_net(net.filter(|_| use_net));
         Ok(())
     }
 

@@ -277,7 +277,10 @@ impl Controller {
                 fifty_move_rule: self.options.syzygy_50_move_rule,
                 probe_limit: self.options.syzygy_probe_limit,
             }),
-            Change::EvalFile => match self.engine.load_net(&self.options.eval_file) {
+            Change::EvalFile => match self
+                .engine
+                .load_net(&self.options.eval_file, self.options.use_nnue)
+            {
                 Ok(()) => self
                     .out
                     .info_string(&format!("evaluation: {}", self.evaluation_name())),
@@ -313,6 +316,9 @@ impl Controller {
     /// What the engine evaluates with, for the `EvalFile` reports.
     fn evaluation_name(&self) -> String {
         match (self.engine.net(), self.options.eval_file.as_str()) {
+            (None, _) if !self.options.use_nnue => {
+                "hand-written evaluation (Use NNUE is false)".to_string()
+            }
             (None, _) => "hand-written evaluation".to_string(),
             (Some(net), "") => format!("embedded net ({} hidden)", net.hidden()),
             (Some(net), path) => format!("net {path} ({} hidden)", net.hidden()),

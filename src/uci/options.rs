@@ -22,6 +22,10 @@ pub struct Options {
     pub syzygy_probe_limit: usize,
     /// The net file to evaluate with; empty: the default evaluation.
     pub eval_file: String,
+    /// `Use NNUE` (as in Stockfish 15.1): false evaluates with the
+    /// hand-written evaluation, the baseline that matches measure nets and
+    /// searches against.
+    pub use_nnue: bool,
 }
 
 impl Default for Options {
@@ -41,6 +45,7 @@ impl Default for Options {
             syzygy_50_move_rule: false,
             syzygy_probe_limit: 0,
             eval_file: String::new(),
+            use_nnue: false,
         };
         for (name, kind) in DECLARED {
             let value = match kind {
@@ -73,7 +78,7 @@ enum Kind {
 const EMPTY: &str = "<empty>";
 
 /// Option names as declared; `setoption` matches them case-insensitively.
-const DECLARED: [(&str, Kind); 15] = [
+const DECLARED: [(&str, Kind); 16] = [
     (
         "Hash",
         Kind::Spin {
@@ -140,6 +145,7 @@ const DECLARED: [(&str, Kind); 15] = [
         },
     ),
     ("EvalFile", Kind::Text(EMPTY)),
+    ("Use NNUE", Kind::Check(true)),
 ];
 
 /// What a successful `setoption` asks the engine to do besides storing it.
@@ -153,6 +159,7 @@ pub enum Change {
     SyzygyPath,
     /// A new way of probing the tables.
     SyzygyConfig,
+    /// The evaluation to use: `EvalFile` or `Use NNUE` changed.
     EvalFile,
     Other,
 }
@@ -217,6 +224,10 @@ impl Options {
                         return Ok(Change::Chess960);
                     }
                     "UCI_LimitStrength" => self.limit_strength = on,
+                    "Use NNUE" => {
+                        self.use_nnue = on;
+                        return Ok(Change::EvalFile);
+                    }
                     "Syzygy50MoveRule" => {
                         self.syzygy_50_move_rule = on;
                         return Ok(Change::SyzygyConfig);
@@ -315,6 +326,11 @@ mod tests {
         assert_eq!(o.eval_file, "nets/a b.nnue");
         assert_eq!(o.set("EvalFile", Some("<empty>")), Ok(Change::EvalFile));
         assert_eq!(o.eval_file, "");
+        assert!(o.use_nnue);
+        assert_eq!(o.set("use nnue", Some("false")), Ok(Change::EvalFile));
+        assert!(!o.use_nnue);
+        assert!(o.set("Use NNUE", Some("no")).is_err());
+        assert!(!o.use_nnue);
         assert!(o.chess960);
         assert_eq!(
             o.set("Syzygy", Some("x")),
