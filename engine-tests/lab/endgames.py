@@ -9,7 +9,7 @@ start in them: random legal placements that a Syzygy tablebase says the side
 with the material wins (so a game measures conversion within the fifty-move
 rule), with the winning side to move or not, half of them with colours swapped.
 
-    python3 endgames.py --syzygy ../shared/syzygy --per-kind 100 --seed 1 > endgames.epd
+    python3 endgames.py --syzygy TB --per-kind 100 --seed 1 > endgames.epd
 
 Deterministic for a seed. Needs python-chess (engine-tests/lab/requirements.txt)
 and the tablebase files of the chosen kinds (KPvK, KBNvK, KRvK, KQvK).

@@ -255,7 +255,7 @@ impl Controller {
     /// Never waits for a running search: it keeps the pool and tables it
     /// started with.
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let eval_file = self.options.eval_file.clone();
+        let (eval_file, use_nnue) = (self.options.eval_file.clone(), self.options.use_nnue);
         let change = match self.options.set(name, value) {
             Err(e) => return self.out.error(&e),
             Ok(change) => change,
@@ -286,6 +286,7 @@ impl Controller {
                     .info_string(&format!("evaluation: {}", self.evaluation_name())),
                 Err(e) => {
                     let refused = std::mem::replace(&mut self.options.eval_file, eval_file);
+                    self.options.use_nnue = use_nnue;
                     self.out.error(&format!(
                         "EvalFile '{refused}': {e}; keeping the {}",
                         self.evaluation_name()
