@@ -195,6 +195,25 @@ impl TranspositionTable {
         &self.buckets[index]
     }
 
+    /// Asks the CPU to start loading `key`'s bucket, so that the probe a
+    /// few hundred instructions later finds it in cache: the probe's cache
+    /// miss was the largest single cost of a node (perf: about a sixth of
+    /// the search's cycles stalled on it).
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let bucket: *const Bucket = self.bucket(key);
+            // SAFETY: a prefetch is a hint: it never faults, reads nothing
+            // into the program and writes nothing, whatever the address;
+            // this one is a live bucket's anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(bucket.cast::<i8>()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     pub fn probe(&self, key: u64) -> Option<TtEntry> {
         self.bucket(key).0.iter().find_map(|s| {
             let data = s.data.load(Ordering::Relaxed);

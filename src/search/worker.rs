@@ -400,6 +400,7 @@ impl<'a> Worker<'a> {
         let mut child = pos.clone();
         child.play_unchecked(m);
         let child_key = child_key(pos, key, m, &child);
+        self.shared.tt.prefetch(child_key);
         self.keys.push(child_key);
         if let Some(n) = &mut self.nnue {
             n.stack.push_move(ply, pos.turn(), m);
@@ -595,6 +596,7 @@ impl<'a> Worker<'a> {
             {
                 let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
                 let null_key = null_move_key(pos, key);
+                self.shared.tt.prefetch(null_key);
                 debug_assert_eq!(null_key, position_key(&null));
                 let outer_floor = self.null_floor;
                 self.null_floor = self.keys.len();
@@ -1042,6 +1044,7 @@ impl<'a> Worker<'a> {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let child_key = child_key(pos, key, m, &child);
+            self.shared.tt.prefetch(child_key);
             if let Some(n) = &mut self.nnue {
                 n.stack.push_move(ply, pos.turn(), m);
             }
