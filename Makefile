@@ -11,7 +11,7 @@ ARCH ?= native
 RUSTFLAGS ?= -C target-cpu=$(ARCH)
 export RUSTFLAGS
 
-.PHONY: all build run test fmt-check clippy unit-and-engine-tests clean lab-venv match sprt datagen tune
+.PHONY: all build run test fmt-check clippy unit-and-engine-tests clean lab-venv match sprt datagen train
 
 all: build
 
@@ -65,21 +65,24 @@ sprt: build lab-venv
 	$(LAB_VENV)/bin/python engine-tests/lab/match.py --engine ./$(EXE) --engine-name new \
 	  --opponent "$$base" --opponent-name base --tc $(TC) --sprt $(ELO0) $(ELO1) --games 20000 $(ARGS)
 
-# Self-play data and the evaluation fit (README "The evaluation"): a run
-# folder of chunk files; the same command resumes a run that was stopped.
+# Self-play data and a net trained on it (README "Training a network"): a
+# run folder of chunk files, then a training folder; the same command resumes
+# either after a stop.
 #   make datagen GAMES=8000 DATA=data/runs/my-run
-#   make tune DATA=data/runs/my-run       (rewrites src/eval/weights.rs)
+#   make train DATA=data/runs/my-run NET=my-net.nnue   (then: setoption name EvalFile value my-net.nnue)
 DATA ?= engine-tests/out/selfplay
 GAMES ?= 8000
 NODES ?= 5000
 THREADS ?= 2
 BOOK ?= engine-tests/books/8moves_2000.epd
 SEED ?= 101
-EPOCHS ?= 3000
+EPOCHS ?= 12
+HIDDEN ?= 128
+TRAIN_DIR ?= engine-tests/out/train
+NET ?= engine-tests/out/net.nnue
 COMMIT = $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 datagen: build
 	./$(EXE) datagen --out $(DATA) --games $(GAMES) --nodes $(NODES) --threads $(THREADS) --book $(BOOK) --seed $(SEED) --commit $(COMMIT)
 
-tune: build
-	./$(EXE) tune --data $(DATA) --from-scratch --epochs $(EPOCHS) --threads $(THREADS) --out src/eval/weights.rs
-	$(CARGO) build --release --locked
+train: build
+	./$(EXE) train --data $(DATA) --dir $(TRAIN_DIR) --out $(NET) --hidden $(HIDDEN) --mirror --epochs $(EPOCHS) --lambda 0.1 --threads $(THREADS)

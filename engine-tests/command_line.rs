@@ -73,9 +73,7 @@ fn the_readme_table_is_what_help_says() {
     let names: Vec<&str> = tools.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
-        [
-            "perft", "bench", "analyse", "eval", "datagen", "tune", "train"
-        ]
+        ["perft", "bench", "analyse", "eval", "datagen", "train"]
     );
     for (tool, about) in &tools {
         let row = row(tool, about);

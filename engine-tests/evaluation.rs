@@ -1,5 +1,5 @@
-//! Black-box tests of the evaluation's tools: the `eval` command, `qilin
-//! datagen` and `qilin tune`.
+//! Black-box tests of the evaluation's tools: the `eval` command, `EvalFile`,
+//! `qilin datagen` and `qilin train`.
 
 mod common;
 use common::*;
@@ -58,60 +58,26 @@ fn the_embedded_net_is_the_default_evaluation() {
     e.close();
 }
 
-/// `Use NNUE` false (`--no-net`) evaluates with the hand-written terms.
+/// A known endgame is scored by its rule, not by the net; `eval` says so,
+/// over UCI and on the command line alike, and notes a check.
 #[test]
-fn eval_over_uci_matches_the_command_line() {
+fn eval_reports_known_endgames_and_check() {
     let mut e = Engine::start();
-    let lines = e.ask("setoption name Use NNUE value false");
-    assert_eq!(
-        lines,
-        ["info string evaluation: hand-written evaluation (Use NNUE is false)"]
-    );
-    e.send(&format!("position fen {ITALIAN}"));
+    // KPK, drawn: the bitbase decides, whatever the net says.
+    let kpk = "k7/8/1K6/P7/8/8/8/8 w - - 0 1";
+    e.send(&format!("position fen {kpk}"));
     let lines = e.ask("eval");
-    let cli = qilin(&["eval", "--no-net", ITALIAN]);
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("known endgame: 0 cp for White (the net's score does not apply)"),
+        "{lines:?}"
+    );
+    let cli = qilin(&["eval", kpk]);
     let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
         .lines()
         .map(String::from)
         .collect();
     assert_eq!(lines, cli);
-    assert!(lines[0].starts_with("term"), "{lines:?}");
-    assert!(
-        lines.iter().any(|l| l.starts_with("material ")),
-        "{lines:?}"
-    );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l == "phase 24/24 (middlegame weight), endgame scale 128/128"),
-        "{lines:?}"
-    );
-    assert!(
-        lines.last().is_some_and(|l| l.starts_with("total: ")),
-        "{lines:?}"
-    );
-    e.close();
-}
-
-#[test]
-fn eval_reports_phase_known_endgames_and_check() {
-    let mut e = Engine::start();
-    e.send("setoption name Use NNUE value false");
-    // KPK, drawn: the bitbase decides, whatever the terms say.
-    e.send("position fen k7/8/1K6/P7/8/8/8/8 w - - 0 1");
-    let lines = e.ask("eval");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l == "phase 0/24 (middlegame weight), endgame scale 128/128"),
-        "{lines:?}"
-    );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l == "known endgame: 0 cp for White (the terms above do not apply)"),
-        "{lines:?}"
-    );
     e.send("position startpos moves e2e4 f7f6 d2d4 g7g5 d1h5");
     let lines = e.ask("eval");
     assert_eq!(
@@ -194,32 +160,57 @@ fn datagen_writes_whole_games_reproducibly_and_resumes() {
 }
 
 #[test]
-fn datagen_and_tune_reject_bad_arguments() {
+fn datagen_and_train_reject_bad_arguments() {
     let run = qilin(&["datagen", "--games", "1"]);
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("--out <DIR>"));
-    let run = qilin(&["tune", "--data", "/nonexistent/qilin.bin"]);
-    assert!(!run.status.success());
-    let run = qilin(&["tune", "--lambda", "2", "--data", "x"]);
+    let run = qilin(&[
+        "train",
+        "--data",
+        "/nonexistent/qilin.bin",
+        "--dir",
+        "/nonexistent/out",
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let run = qilin(&["train", "--lambda", "2", "--data", "x", "--dir", "y"]);
+    assert_eq!(run.status.code(), Some(2));
+    // The hand-written evaluation and its tuner are gone.
+    let run = qilin(&["tune", "--data", "x"]);
+    assert_eq!(run.status.code(), Some(2));
+    let run = qilin(&["eval", "--no-net"]);
     assert_eq!(run.status.code(), Some(2));
 }
 
+/// Self-play data to a net the engine evaluates with: `datagen`, then
+/// `train` writes a net of the width asked for, which `eval --net` reads.
 #[test]
-fn tune_writes_a_weights_file() {
-    let scratch = Scratch::new("tune");
-    let (data, out) = (scratch.file("run"), scratch.file("weights.rs"));
+fn train_fits_a_net_that_eval_reads() {
+    let scratch = Scratch::new("train");
+    let (data, dir, out) = (
+        scratch.file("run"),
+        scratch.file("fit"),
+        scratch.file("best.nnue"),
+    );
     let run = qilin(&[
         "datagen", "--out", &data, "--games", "2", "--nodes", "300", "--seed", "9",
     ]);
     assert!(run.status.success());
     let run = qilin(&[
-        "tune",
+        "train",
         "--data",
         &data,
+        "--dir",
+        &dir,
         "--out",
         &out,
+        "--hidden",
+        "16",
         "--epochs",
-        "3",
+        "2",
+        "--batch",
+        "64",
+        "--validation",
+        "0.2",
         "--threads",
         "1",
     ]);
@@ -228,15 +219,10 @@ fn tune_writes_a_weights_file() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let text = std::fs::read_to_string(&out).expect("weights file");
-    assert!(
-        text.contains("pub const WEIGHTS: [(i32, i32); COUNT] = ["),
-        "{text}"
-    );
-    assert_eq!(
-        text.matches("    // ").count(),
-        qilin::eval::params::SECTIONS.len()
-    );
+    let cli = qilin(&["eval", "--net", &out, ITALIAN]);
+    assert!(cli.status.success());
+    let text = String::from_utf8_lossy(&cli.stdout);
+    assert!(text.starts_with("net: (768 -> 16) x 2 -> 1"), "{text}");
 }
 
 /// A random net of 64 neurons written to `path` (the search's behaviour
@@ -297,19 +283,10 @@ fn a_net_set_by_evalfile_searches_and_evaluates() {
         .map(String::from)
         .collect();
     assert_eq!(lines, cli);
-    // `<empty>` goes back to the default evaluation, the embedded net;
-    // `Use NNUE` false to the hand-written one, and true back again.
+    // `<empty>` goes back to the default evaluation, the embedded net.
     let lines = e.ask("setoption name EvalFile value <empty>");
     assert_eq!(lines, ["info string evaluation: embedded net (128 hidden)"]);
     assert!(e.ask("eval")[0].starts_with("net: (768 -> 128)"));
-    let lines = e.ask("setoption name Use NNUE value false");
-    assert_eq!(
-        lines,
-        ["info string evaluation: hand-written evaluation (Use NNUE is false)"]
-    );
-    assert!(e.ask("eval")[0].starts_with("term"));
-    let lines = e.ask("setoption name Use NNUE value true");
-    assert_eq!(lines, ["info string evaluation: embedded net (128 hidden)"]);
     e.close();
 }
 

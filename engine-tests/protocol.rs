@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use std::time::{Duration, Instant};
 
-const OPTIONS: [&str; 16] = [
+const OPTIONS: [&str; 15] = [
     "option name Hash type spin default 16 min 1 max 65536",
     "option name Threads type spin default 1 min 1 max 256",
     "option name MultiPV type spin default 1 min 1 max 256",
@@ -21,7 +21,6 @@ const OPTIONS: [&str; 16] = [
     "option name Syzygy50MoveRule type check default true",
     "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
     "option name EvalFile type string default <empty>",
-    "option name Use NNUE type check default true",
 ];
 
 #[test]

@@ -120,9 +120,9 @@ impl AnalyseArgs {
     }
 }
 
-/// Runs `analyse` with `net` (`None`: the hand-written evaluation); `Err`
-/// is a message for the user (a bad FEN or move).
-pub fn run(args: &AnalyseArgs, net: Option<Arc<Network>>) -> Result<(), String> {
+/// Runs `analyse` with `net`; `Err` is a message for the user (a bad FEN or
+/// move).
+pub fn run(args: &AnalyseArgs, net: Arc<Network>) -> Result<(), String> {
     let game = args.game()?;
     let mut engine = Engine::new(usize::from(args.threads), args.hash as usize)
         .ok_or("cannot allocate the hash table")?;

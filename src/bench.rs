@@ -32,12 +32,11 @@ pub struct BenchTotals {
     pub complete: bool,
 }
 
-/// Runs the bench with `net` (`None`: the hand-written evaluation),
-/// writing a line per position and the total to `out`. `signals.stop` ends
-/// it within one search's stop latency.
+/// Runs the bench with `net`, writing a line per position and the total to
+/// `out`. `signals.stop` ends it within one search's stop latency.
 pub fn run(
     depth: Option<u32>,
-    net: Option<Arc<Network>>,
+    net: Arc<Network>,
     signals: &Signals,
     out: &dyn Fn(&str),
 ) -> BenchTotals {

@@ -137,9 +137,8 @@ fn load_book(path: Option<&str>) -> Result<Vec<Chess>, String> {
 }
 
 /// Runs the games into the run folder, resuming after its complete chunks,
-/// searching with `net` (`None`: the hand-written evaluation); returns the
-/// positions of the games played now.
-pub fn run(settings: &Settings, net: Option<Arc<Network>>) -> Result<u64, String> {
+/// searching with `net`; returns the positions of the games played now.
+pub fn run(settings: &Settings, net: Arc<Network>) -> Result<u64, String> {
     let book = load_book(settings.book.as_deref())?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let chunks = ChunkWriter::open(

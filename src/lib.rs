@@ -11,7 +11,6 @@ pub mod perft;
 pub mod rules_explain;
 pub mod search;
 pub mod train;
-pub mod tune;
 pub mod uci;
 
 pub const NAME: &str = concat!("Qilin ", env!("CARGO_PKG_VERSION"));

@@ -30,12 +30,10 @@ enum Tool {
     /// Search a position and show its best lines in SAN
     #[command(alias = "analyze")]
     Analyse(AnalyseArgs),
-    /// The static evaluation of a position: the net's score (with --no-net: term by term)
+    /// The static evaluation of a position: the net's score, or a known endgame's rule
     Eval(EvalArgs),
     /// Play self-play games and write them whole into resumable chunk files
     Datagen(DatagenArgs),
-    /// Fit the evaluation weights to self-play positions
-    Tune(qilin::tune::Settings),
     /// Train a neural network (NNUE) on self-play positions and write it quantised
     Train(qilin::train::Settings),
 }
@@ -96,18 +94,12 @@ struct NetArg {
     /// NNUE net file to evaluate with (default: the net built in)
     #[arg(long, value_name = "FILE")]
     net: Option<String>,
-    /// Evaluate with the hand-written evaluation (UCI: `Use NNUE` false)
-    #[arg(long, conflicts_with = "net")]
-    no_net: bool,
 }
 
 impl NetArg {
     /// The net to use, or a usage error (exit code 2) for a file that is
     /// not a valid net.
-    fn resolve(&self, tool: &str) -> Result<Option<Arc<Network>>, ExitCode> {
-        if self.no_net {
-            return Ok(None);
-        }
+    fn resolve(&self, tool: &str) -> Result<Arc<Network>, ExitCode> {
         qilin::nnue::resolve(self.net.as_deref().unwrap_or(""))
             .map_err(|e| usage_error(tool, &format!("--net: {e}")))
     }
@@ -154,7 +146,7 @@ fn main() -> ExitCode {
                 Ok(g) => g,
                 Err(e) => return usage_error("eval", &e),
             };
-            for line in qilin::nnue::describe(net.as_deref(), game.position()) {
+            for line in qilin::nnue::describe(&net, game.position()) {
                 println!("{line}");
             }
             ExitCode::SUCCESS
@@ -166,7 +158,6 @@ fn main() -> ExitCode {
             };
             failure_of("datagen", qilin::datagen::run(&a.settings, net))
         }
-        Some(Tool::Tune(settings)) => failure_of("tune", qilin::tune::run(&settings)),
         Some(Tool::Train(settings)) => failure_of("train", qilin::train::run(&settings)),
     }
 }

@@ -6,7 +6,7 @@ scores), scores each with `go nodes N` for every budget N and once with a refere
 (default 32x the largest), each search from a cleared hash (`ucinewgame`), and prints per budget:
 the mean time per search, the mean absolute difference from the reference score (centipawns,
 scores clamped to +-2000), and the mean squared difference in win-probability space,
-sigmoid(K * score) with the K that `qilin tune` fits (default 0.0053), which is what a
+sigmoid(K * score) with K = 0.0053 by default (the scale fitted to self-play results), which is what a
 network trained on these labels sees; then, position by position, how much that squared
 difference changes against the `--baseline` budget (a paired difference: the same positions,
 so its error bar is far narrower than the two means' bars). Not a test: a measurement for the

@@ -1,6 +1,6 @@
-//! The legacy training-data format: one 32-byte record per position, written
-//! by `qilin datagen` and read by `qilin tune`. Whole games (`super::games`)
-//! replace it; files of it stay readable through `super::training`.
+//! The legacy training-data format: one 32-byte record per position, as
+//! `qilin datagen` wrote it before whole games (`super::games`) replaced it;
+//! files of it stay readable through `super::training`.
 //!
 //! | bytes  | field                                                              |
 //! | ------ | ------------------------------------------------------------------ |

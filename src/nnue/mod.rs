@@ -2,9 +2,9 @@
 //! integer arithmetic fixed by NNUE-SPEC.md (version 1), shared with the
 //! trainer. `Network` holds a net; `Accumulator` and `AccumulatorStack` hold
 //! its first layer for a position and along a search path; `simd` has the
-//! hot loops. The search uses a net when its `Engine` has one (the net
-//! compiled in by `EMBEDDED`, or UCI `EvalFile` / `--net`), else the
-//! hand-written evaluation of `crate::eval` (UCI `Use NNUE` false, `--no-net`).
+//! hot loops. The search evaluates with the net compiled in (`EMBEDDED`)
+//! unless UCI `EvalFile` or `--net` names another; the known endgames of
+//! `crate::eval` rule over any net.
 
 pub mod accumulator;
 pub mod features;
@@ -19,26 +19,27 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 /// The net compiled into the binary, the default evaluation (`nets/README.md`
-/// says how it was made and measured). `None` would make the hand-written
-/// evaluation the default again.
-const EMBEDDED: Option<&[u8]> = Some(include_bytes!("../../nets/qilin-net-1.nnue"));
+/// says how it was made and measured).
+const EMBEDDED: &[u8] = include_bytes!("../../nets/qilin-net-1.nnue");
 
-/// The compiled-in net. Parsed once; a damaged embedded net would be
-/// treated as none (a test keeps it from being damaged).
-pub fn embedded() -> Option<Arc<Network>> {
-    static NET: OnceLock<Option<Arc<Network>>> = OnceLock::new();
-    NET.get_or_init(|| EMBEDDED.and_then(|b| Network::from_bytes(b).ok().map(Arc::new)))
-        .clone()
+/// The compiled-in net, parsed once. The bytes are part of the program, not
+/// input: `tests::the_embedded_net_parses` keeps them valid, so the `expect`
+/// cannot fire in a build that passed the tests.
+pub fn embedded() -> Arc<Network> {
+    static NET: OnceLock<Arc<Network>> = OnceLock::new();
+    NET.get_or_init(|| {
+        Arc::new(Network::from_bytes(EMBEDDED).expect("the embedded net is checked by a test"))
+    })
+    .clone()
 }
 
-/// The net a path names: the file's, or for an empty path the default
-/// (`embedded`, or none: the hand-written evaluation).
-pub fn resolve(path: &str) -> Result<Option<Arc<Network>>, NetError> {
+/// The net a path names: the file's, or for an empty path the embedded one.
+pub fn resolve(path: &str) -> Result<Arc<Network>, NetError> {
     let path = path.trim();
     if path.is_empty() {
         return Ok(embedded());
     }
-    Network::load(Path::new(path)).map(|n| Some(Arc::new(n)))
+    Network::load(Path::new(path)).map(Arc::new)
 }
 
 /// The largest score the net may give: below the search's mate range
@@ -46,9 +47,9 @@ pub fn resolve(path: &str) -> Result<Option<Arc<Network>>, NetError> {
 pub const MAX_EVAL: i32 = 30_000;
 const _: () = assert!(MAX_EVAL < crate::search::tt::MATE_BOUND && MAX_EVAL <= i16::MAX as i32);
 
-/// The evaluation with a net, composed as the hand-written one is: a known
-/// endgame (KPK, a lone king) is scored by its rule, any other position by
-/// the net (`net_score`, side to move's view), clamped to ±`MAX_EVAL`.
+/// The evaluation: a known endgame (KPK, a lone king) is scored by its
+/// rule, any other position by the net (`net_score`, side to move's view),
+/// clamped to ±`MAX_EVAL`.
 #[inline]
 pub fn evaluate_with(pos: &Chess, net_score: impl FnOnce() -> i32) -> i32 {
     crate::eval::known_endgame(pos).unwrap_or_else(|| net_score().clamp(-MAX_EVAL, MAX_EVAL))
@@ -61,12 +62,8 @@ pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
     })
 }
 
-/// `eval`: with a net, its output and score; without, the hand-written
-/// evaluation term by term.
-pub fn describe(net: Option<&Network>, pos: &Chess) -> Vec<String> {
-    let Some(net) = net else {
-        return crate::eval::describe(pos);
-    };
+/// `eval`: the net's shape, output and score, or the known endgame's rule.
+pub fn describe(net: &Network, pos: &Chess) -> Vec<String> {
     let acc = Accumulator::new(net, pos.board());
     let (us, them) = match pos.turn() {
         Color::White => (acc.white(), acc.black()),

@@ -6,7 +6,6 @@
 //! evaluation with those pawns, which pruning and reductions then trust.
 
 use super::tt::MATE_BOUND;
-use crate::eval::pawns;
 use shakmaty::{Chess, Color, Position};
 
 const ENTRIES: usize = 16_384;
@@ -42,9 +41,26 @@ impl Slot {
     pub fn of(pos: &Chess) -> Slot {
         Slot {
             side: usize::from(pos.turn() == Color::Black),
-            index: (pawns::key(pos) as usize) & (ENTRIES - 1),
+            index: (pawn_key(pos) as usize) & (ENTRIES - 1),
         }
     }
+}
+
+/// A key of the pawn structure: the two pawn bitboards, each mixed (the
+/// finaliser of MurmurHash3) and then combined.
+fn pawn_key(pos: &Chess) -> u64 {
+    let b = pos.board();
+    let white = u64::from(b.pawns() & b.by_color(Color::White));
+    let black = u64::from(b.pawns() & b.by_color(Color::Black));
+    mix(white) ^ mix(black ^ 0x9e37_79b9_7f4a_7c15).rotate_left(17)
+}
+
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
 }
 
 impl Correction {

@@ -41,9 +41,8 @@ pub struct Engine {
     /// Syzygy tables; `None` when no `SyzygyPath` gave any.
     tablebases: Option<Arc<Tablebases>>,
     tb_config: TbConfig,
-    /// The net the search evaluates with; `None`: the hand-written
-    /// evaluation. Shared read-only by the workers.
-    net: Option<Arc<Network>>,
+    /// The net the search evaluates with, shared read-only by the workers.
+    net: Arc<Network>,
 }
 
 /// What setting a `SyzygyPath` found, for the caller to report.
@@ -127,34 +126,27 @@ impl Engine {
         self.histories = Arc::new(HistoryTables::new(self.threads()));
     }
 
-    /// The net the search uses, if any.
-    pub fn net(&self) -> Option<&Arc<Network>> {
-        self.net.as_ref()
+    /// The net the search uses.
+    pub fn net(&self) -> &Arc<Network> {
+        &self.net
     }
 
-    /// Searches with `net`, or with the hand-written evaluation for `None`.
-    /// A search already running keeps the net it started with. The tables
-    /// are cleared when the evaluation changes: the TT keeps static evals.
-    pub fn set_net(&mut self, net: Option<Arc<Network>>) {
-        let same = match (&self.net, &net) {
-            (None, None) => true,
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
-            _ => false,
-        };
+    /// Searches with `net` from the next search on; a search already
+    /// running keeps the net it started with. The tables are cleared when
+    /// the net changes: the TT keeps static evals.
+    pub fn set_net(&mut self, net: Arc<Network>) {
+        let same = Arc::ptr_eq(&self.net, &net) || self.net == net;
         self.net = net;
         if !same {
             self.clear();
         }
     }
 
-    /// Evaluates with the net of the file at `path`, or with the default
-    /// evaluation (`nnue::resolve`) for an empty path; with `use_net`
-    /// false, with the hand-written evaluation (the file is still checked).
-    /// On `Err` (a file that cannot be read or is not a valid net) the
-    /// evaluation stays.
-    pub fn load_net(&mut self, path: &str, use_net: bool) -> Result<(), NetError> {
-        let net = nnue::resolve(path)?;
-        self.set_net(net.filter(|_| use_net));
+    /// Evaluates with the net of the file at `path`, or with the embedded
+    /// net for an empty path (`nnue::resolve`). On `Err` (a file that cannot
+    /// be read or is not a valid net) the net stays.
+    pub fn load_net(&mut self, path: &str) -> Result<(), NetError> {
+        self.set_net(nnue::resolve(path)?);
         Ok(())
     }
 

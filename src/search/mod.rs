@@ -151,8 +151,8 @@ pub struct Shared<'a> {
     /// What the root is worth by the tables, shown in place of the search's
     /// score unless the search finds a mate.
     pub root_tb_score: Option<i32>,
-    /// The net to evaluate with; `None`: the hand-written evaluation.
-    pub net: Option<Arc<crate::nnue::Network>>,
+    /// The net to evaluate with.
+    pub net: Arc<crate::nnue::Network>,
     start: Instant,
     /// A ponder search before `ponderhit`: no time limit applies yet.
     pondering: AtomicBool,
@@ -436,7 +436,7 @@ fn shared_state<'a>(
         tb,
         tbhits: AtomicU64::new(tbhits),
         root_tb_score,
-        net: engine.net().cloned(),
+        net: Arc::clone(engine.net()),
         start: Instant::now(),
         pondering: AtomicBool::new(request.limits.ponder),
         material: material_count(pos),

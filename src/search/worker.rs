@@ -12,7 +12,6 @@ use super::see::see_ge;
 use super::tablebase::{TB_WIN_BOUND, wdl_score};
 use super::tt::{Bound, MATE, MATE_BOUND, TtEntry, encode_move, score_from_tt, score_to_tt};
 use super::{MAX_PLY, Shared};
-use crate::eval::{PawnCache, evaluate_cached};
 use crate::game::position_key;
 use crate::nnue::{self, AccumulatorStack, Network};
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
@@ -67,19 +66,13 @@ fn lmr_table() -> Box<[[i32; 64]; 64]> {
     t
 }
 
-/// The net a worker evaluates with and its accumulators along the path.
-struct Nnue<'a> {
-    net: &'a Network,
-    stack: AccumulatorStack,
-}
-
 pub struct Worker<'a> {
     shared: &'a Shared<'a>,
     pub id: usize,
     history: &'a mut History,
-    pawns: PawnCache,
-    /// `None`: the hand-written evaluation.
-    nnue: Option<Nnue<'a>>,
+    /// The net the worker evaluates with and its accumulators along the path.
+    net: &'a Network,
+    accumulators: AccumulatorStack,
     /// Keys of the game since the last irreversible move, then of the path.
     keys: Vec<u64>,
     /// The index in `keys` of the newest null-move position: no repetition
@@ -117,19 +110,17 @@ impl<'a> Worker<'a> {
             .collect();
         let mut keys = Vec::with_capacity(shared.game_keys.len() + MAX_PLY + 8);
         keys.extend_from_slice(&shared.game_keys);
-        let nnue = shared.net.as_deref().map(|net| {
-            // Children of the deepest node (MAX_PLY) are never evaluated
-            // but are still pushed.
-            let mut stack = AccumulatorStack::new(net, MAX_PLY + 2);
-            stack.reset(net, shared.root.board());
-            Nnue { net, stack }
-        });
+        let net = &*shared.net;
+        // Children of the deepest node (MAX_PLY) are never evaluated but
+        // are still pushed.
+        let mut accumulators = AccumulatorStack::new(net, MAX_PLY + 2);
+        accumulators.reset(net, shared.root.board());
         Worker {
             shared,
             id,
             history,
-            pawns: PawnCache::default(),
-            nnue,
+            net,
+            accumulators,
             keys,
             null_floor: 0,
             stack: Box::new([Frame::default(); MAX_PLY + 4]),
@@ -373,13 +364,10 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// The raw static evaluation of `pos`, the position at `ply`: the
-    /// net's when the search has one, else the hand-written one.
+    /// The raw static evaluation of `pos`, the position at `ply`.
     fn evaluate(&mut self, pos: &Chess, ply: usize) -> i32 {
-        match &mut self.nnue {
-            None => evaluate_cached(pos, &mut self.pawns),
-            Some(n) => nnue::evaluate_with(pos, || n.stack.evaluate(n.net, ply, pos)),
-        }
+        let (net, accumulators) = (self.net, &mut self.accumulators);
+        nnue::evaluate_with(pos, || accumulators.evaluate(net, ply, pos))
     }
 
     fn is_repetition(&self, halfmoves: u32) -> bool {
@@ -402,9 +390,7 @@ impl<'a> Worker<'a> {
         let child_key = child_key(pos, key, m, &child);
         self.shared.tt.prefetch(child_key);
         self.keys.push(child_key);
-        if let Some(n) = &mut self.nnue {
-            n.stack.push_move(ply, pos.turn(), m);
-        }
+        self.accumulators.push_move(ply, pos.turn(), m);
         self.stack[ply].played = pos
             .board()
             .piece_at(m.from().unwrap_or(m.to()))
@@ -603,9 +589,7 @@ impl<'a> Worker<'a> {
                 self.keys.push(null_key);
                 self.stack[ply].played = None;
                 self.stack[ply + 1].null_move = true;
-                if let Some(n) = &mut self.nnue {
-                    n.stack.push_null(ply);
-                }
+                self.accumulators.push_null(ply);
                 let score = -self.search::<false>(
                     &null,
                     null_key,
@@ -1045,9 +1029,7 @@ impl<'a> Worker<'a> {
             child.play_unchecked(m);
             let child_key = child_key(pos, key, m, &child);
             self.shared.tt.prefetch(child_key);
-            if let Some(n) = &mut self.nnue {
-                n.stack.push_move(ply, pos.turn(), m);
-            }
+            self.accumulators.push_move(ply, pos.turn(), m);
             let score = -self.qsearch::<PV>(&child, child_key, ply + 1, -beta, -alpha);
             if self.aborted {
                 return 0;

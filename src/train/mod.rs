@@ -5,7 +5,7 @@
 //! with the search score, `λ · result + (1 − λ) · sigmoid(score / K)`, both
 //! from the side to move's view; the loss is their squared difference. K is
 //! measured on the data (the K for which sigmoid(score / K) best predicts the
-//! results: `tune::fit_k`) unless given.
+//! results: `k::fit_k`) unless given.
 //!
 //! Adam on mini-batches with a cosine learning-rate decay. Each batch is cut
 //! into `PARTS` fixed parts whose gradients are computed in parallel and
@@ -17,6 +17,7 @@
 //! again resumes from the checkpoint.
 
 pub mod curves;
+pub mod k;
 pub mod model;
 pub mod netfile;
 pub mod samples;
@@ -24,7 +25,6 @@ pub mod samples;
 use crate::data::Filter;
 use crate::nnue::Accumulator;
 use crate::search::tt::MATE_BOUND;
-use crate::tune::{positive, unit_interval};
 use curves::EpochRecord;
 use model::{Layout, Net, Quantised, Scratch};
 use netfile::write_atomically;
@@ -33,6 +33,26 @@ use samples::{MAX_FEATURES, Samples, SplitMix64, mirror_into};
 use shakmaty::Color;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// A clap parser: a number in 0.0..=1.0.
+fn unit_interval(text: &str) -> Result<f64, String> {
+    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err("must be within 0.0..1.0".into())
+    }
+}
+
+/// A clap parser: a finite number above 0.
+fn positive(text: &str) -> Result<f64, String> {
+    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if v > 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        Err("must be a positive number".into())
+    }
+}
 
 /// `qilin train`: fits a network to self-play positions.
 #[derive(Clone, Debug, clap::Args)]
@@ -238,7 +258,7 @@ fn train_command(s: &Settings, threads: usize) -> Result<(), String> {
 /// cannot make two runs differ.
 pub fn measure_k(samples: &Samples) -> f64 {
     let all: Vec<u32> = (0..samples.len() as u32).collect();
-    let k = crate::tune::fit_k(&all, |&i| {
+    let k = k::fit_k(&all, |&i| {
         let s = samples.get(i as usize);
         (f64::from(s.score), f64::from(s.result) / 2.0)
     });

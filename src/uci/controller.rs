@@ -195,7 +195,7 @@ impl Controller {
             Command::Display => self.display(),
             Command::Eval => {
                 let pos = self.game.position();
-                for line in crate::nnue::describe(self.engine.net().map(|n| &**n), pos) {
+                for line in crate::nnue::describe(self.engine.net(), pos) {
                     self.out.line(&line);
                 }
                 if pos.is_check() {
@@ -206,7 +206,7 @@ impl Controller {
             Command::Perft(depth) => self.perft(depth),
             Command::Bench(depth) => {
                 let out = self.out.clone();
-                let net = self.engine.net().cloned();
+                let net = Arc::clone(self.engine.net());
                 self.submit(false, false, move |signals| {
                     crate::bench::run(depth, net, &signals, &|line| out.line(line));
                 });
@@ -255,7 +255,7 @@ impl Controller {
     /// Never waits for a running search: it keeps the pool and tables it
     /// started with.
     fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let (eval_file, use_nnue) = (self.options.eval_file.clone(), self.options.use_nnue);
+        let eval_file = self.options.eval_file.clone();
         let change = match self.options.set(name, value) {
             Err(e) => return self.out.error(&e),
             Ok(change) => change,
@@ -277,16 +277,12 @@ impl Controller {
                 fifty_move_rule: self.options.syzygy_50_move_rule,
                 probe_limit: self.options.syzygy_probe_limit,
             }),
-            Change::EvalFile => match self
-                .engine
-                .load_net(&self.options.eval_file, self.options.use_nnue)
-            {
+            Change::EvalFile => match self.engine.load_net(&self.options.eval_file) {
                 Ok(()) => self
                     .out
                     .info_string(&format!("evaluation: {}", self.evaluation_name())),
                 Err(e) => {
                     let refused = std::mem::replace(&mut self.options.eval_file, eval_file);
-                    self.options.use_nnue = use_nnue;
                     self.out.error(&format!(
                         "EvalFile '{refused}': {e}; keeping the {}",
                         self.evaluation_name()
@@ -316,13 +312,10 @@ impl Controller {
 
     /// What the engine evaluates with, for the `EvalFile` reports.
     fn evaluation_name(&self) -> String {
-        match (self.engine.net(), self.options.eval_file.as_str()) {
-            (None, _) if !self.options.use_nnue => {
-                "hand-written evaluation (Use NNUE is false)".to_string()
-            }
-            (None, _) => "hand-written evaluation".to_string(),
-            (Some(net), "") => format!("embedded net ({} hidden)", net.hidden()),
-            (Some(net), path) => format!("net {path} ({} hidden)", net.hidden()),
+        let hidden = self.engine.net().hidden();
+        match self.options.eval_file.as_str() {
+            "" => format!("embedded net ({hidden} hidden)"),
+            path => format!("net {path} ({hidden} hidden)"),
         }
     }
 
@@ -598,11 +591,11 @@ const HELP: &str = "\
 Qilin speaks UCI (https://www.shredderchess.com/download/div/uci.zip).
 Commands besides the standard ones:
   d                      show the board, FEN, key, checkers and rule status
-  eval                   the static evaluation term by term, for both colours
+  eval                   the static evaluation: the net's output, or a known endgame's rule
   perft <depth>          count the leaves of the move tree (also: go perft <depth>)
   bench [depth]          search the bench positions; last line: <nodes> nodes <nps> nps
   help                   this text
-Command line: qilin --help lists the subcommands (perft, bench, analyse, eval, datagen, tune).";
+Command line: qilin --help lists the subcommands (perft, bench, analyse, eval, datagen, train).";
 
 #[cfg(test)]
 mod tests {

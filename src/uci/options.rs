@@ -20,12 +20,8 @@ pub struct Options {
     pub syzygy_probe_depth: i32,
     pub syzygy_50_move_rule: bool,
     pub syzygy_probe_limit: usize,
-    /// The net file to evaluate with; empty: the default evaluation.
+    /// The net file to evaluate with; empty: the embedded net.
     pub eval_file: String,
-    /// `Use NNUE` (as in Stockfish 15.1): false evaluates with the
-    /// hand-written evaluation, the baseline that matches measure nets and
-    /// searches against.
-    pub use_nnue: bool,
 }
 
 impl Default for Options {
@@ -45,7 +41,6 @@ impl Default for Options {
             syzygy_50_move_rule: false,
             syzygy_probe_limit: 0,
             eval_file: String::new(),
-            use_nnue: false,
         };
         for (name, kind) in DECLARED {
             let value = match kind {
@@ -78,7 +73,7 @@ enum Kind {
 const EMPTY: &str = "<empty>";
 
 /// Option names as declared; `setoption` matches them case-insensitively.
-const DECLARED: [(&str, Kind); 16] = [
+const DECLARED: [(&str, Kind); 15] = [
     (
         "Hash",
         Kind::Spin {
@@ -145,7 +140,6 @@ const DECLARED: [(&str, Kind); 16] = [
         },
     ),
     ("EvalFile", Kind::Text(EMPTY)),
-    ("Use NNUE", Kind::Check(true)),
 ];
 
 /// What a successful `setoption` asks the engine to do besides storing it.
@@ -159,7 +153,7 @@ pub enum Change {
     SyzygyPath,
     /// A new way of probing the tables.
     SyzygyConfig,
-    /// The evaluation to use: `EvalFile` or `Use NNUE` changed.
+    /// The net to evaluate with: `EvalFile` changed.
     EvalFile,
     Other,
 }
@@ -224,10 +218,6 @@ impl Options {
                         return Ok(Change::Chess960);
                     }
                     "UCI_LimitStrength" => self.limit_strength = on,
-                    "Use NNUE" => {
-                        self.use_nnue = on;
-                        return Ok(Change::EvalFile);
-                    }
                     "Syzygy50MoveRule" => {
                         self.syzygy_50_move_rule = on;
                         return Ok(Change::SyzygyConfig);
@@ -326,11 +316,10 @@ mod tests {
         assert_eq!(o.eval_file, "nets/a b.nnue");
         assert_eq!(o.set("EvalFile", Some("<empty>")), Ok(Change::EvalFile));
         assert_eq!(o.eval_file, "");
-        assert!(o.use_nnue);
-        assert_eq!(o.set("use nnue", Some("false")), Ok(Change::EvalFile));
-        assert!(!o.use_nnue);
-        assert!(o.set("Use NNUE", Some("no")).is_err());
-        assert!(!o.use_nnue);
+        assert_eq!(
+            o.set("Use NNUE", Some("false")),
+            Err("no such option: Use NNUE".to_string())
+        );
         assert!(o.chess960);
         assert_eq!(
             o.set("Syzygy", Some("x")),
