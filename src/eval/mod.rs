@@ -10,14 +10,6 @@ use shakmaty::{Bitboard, Board, Chess, Color, Position, Square};
 
 pub use kpk::prepare;
 
-/// The rank of `square` (0..64) counted from `color`'s side: 0 is its back rank.
-pub fn relative_rank(color: Color, square: u32) -> usize {
-    match color {
-        Color::White => (square / 8) as usize,
-        Color::Black => 7 - (square / 8) as usize,
-    }
-}
-
 /// Non-pawn material in pawn units (minor 3, rook 5, queen 9).
 fn non_pawn(board: &Board, c: Color) -> i32 {
     let ours = board.by_color(c);
@@ -58,7 +50,7 @@ fn special_white(pos: &Chess) -> Option<i32> {
         if !kpk::wins(strong, sk, wk, pawn, pos.turn() == strong) {
             return Some(0);
         }
-        let rank = relative_rank(strong, pawn as u32) as i32;
+        let rank = i32::from(u8::from(strong.relative_rank(pawn.rank())));
         return Some(sign(strong) * (700 + 20 * rank));
     }
     // A lone king against pieces and no pawns.

@@ -34,14 +34,19 @@ use shakmaty::Color;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// A clap parser: a number in 0.0..=1.0.
-fn unit_interval(text: &str) -> Result<f64, String> {
+/// A number within `low..=high`, for the clap parsers below.
+fn number_within(text: &str, low: f64, high: f64) -> Result<f64, String> {
     let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
-    if (0.0..=1.0).contains(&v) {
+    if (low..=high).contains(&v) {
         Ok(v)
     } else {
-        Err("must be within 0.0..1.0".into())
+        Err(format!("must be within {low:.1}..{high:.1}"))
     }
+}
+
+/// A clap parser: a number in 0.0..=1.0.
+fn unit_interval(text: &str) -> Result<f64, String> {
+    number_within(text, 0.0, 1.0)
 }
 
 /// A clap parser: a finite number above 0.
@@ -120,13 +125,9 @@ fn hidden_size(text: &str) -> Result<usize, String> {
     }
 }
 
+/// A clap parser: the share held out, at most half.
 fn validation_share(text: &str) -> Result<f64, String> {
-    let v: f64 = text.parse().map_err(|e| format!("{e}"))?;
-    if (0.0..=0.5).contains(&v) {
-        Ok(v)
-    } else {
-        Err("must be within 0.0..0.5".into())
-    }
+    number_within(text, 0.0, 0.5)
 }
 
 /// What a training run is, apart from its data.
