@@ -55,12 +55,17 @@ enum Singular {
     Cut(i32),
 }
 
-/// Late move reductions by depth and move number.
+/// Reductions are summed in 1/RESOLUTION of a ply and rounded down to
+/// whole plies only at the end, so that the history's continuous term and
+/// the table's fractions add up instead of each being cut off on its own.
+const RESOLUTION: i32 = 1024;
+
+/// Late move reductions by depth and move number, in 1/RESOLUTION plies.
 fn lmr_table() -> Box<[[i32; 64]; 64]> {
     let mut t = Box::new([[0; 64]; 64]);
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+            *r = ((0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) * f64::from(RESOLUTION)) as i32;
         }
     }
     t
@@ -273,7 +278,8 @@ impl<'a> Worker<'a> {
                 score = -self.search::<true>(&child, key, new_depth, 1, -beta, -alpha, false);
             } else {
                 let r = if depth >= 3 && searched >= 3 && !is_noisy(m) && !gives_check {
-                    (self.lmr[depth.min(63) as usize][searched.min(63)] - 1).clamp(0, new_depth - 1)
+                    (self.lmr[depth.min(63) as usize][searched.min(63)] / RESOLUTION - 1)
+                        .clamp(0, new_depth - 1)
                 } else {
                     0
                 };
@@ -731,7 +737,8 @@ impl<'a> Worker<'a> {
             let quiet = !is_noisy(m);
             let gives_check = gives_check(pos, m);
             // The depth a late move would be searched to after its reduction.
-            let lmr_depth = (depth - 1 - self.lmr[depth.min(63) as usize][tried.min(63)]).max(0);
+            let lmr_depth =
+                (depth - 1 - self.lmr[depth.min(63) as usize][tried.min(63)] / RESOLUTION).max(0);
             // Shallow pruning, never of a move that gives check (it may mate)
             // and never before one move has a score.
             if best_score > -TB_WIN_BOUND && prunable && !gives_check {
@@ -777,21 +784,23 @@ impl<'a> Worker<'a> {
             } else {
                 let mut r = 0;
                 if depth >= 3 && searched > usize::from(PV) && self.on(Feature::Lmr) {
-                    r = self.lmr[depth.min(63) as usize][tried.min(63)];
-                    r -= i32::from(PV);
-                    r += i32::from(cut_node);
-                    r += i32::from(!improving);
-                    r -= i32::from(gives_check);
+                    let ply = RESOLUTION;
+                    let mut fine = self.lmr[depth.min(63) as usize][tried.min(63)];
+                    fine -= ply * i32::from(PV);
+                    fine += ply * i32::from(cut_node);
+                    fine += ply * i32::from(!improving);
+                    fine -= ply * i32::from(gives_check);
                     if quiet {
-                        r -= self.history.quiet_score(pos.turn(), m, &context) / 12_288;
+                        // A ply less or more for every 12,288 of history.
+                        fine -= self.history.quiet_score(pos.turn(), m, &context) * ply / 12_288;
                         // Killers and the counter move refuted a sibling: trust them more.
-                        r -= i32::from(picker.is_special(m));
+                        fine -= ply * i32::from(picker.is_special(m));
                         // A capture as TT move: the quiet moves are likely worse.
-                        r += i32::from(tt_move.is_some_and(is_noisy));
+                        fine += ply * i32::from(tt_move.is_some_and(is_noisy));
                     } else {
-                        r -= 1;
+                        fine -= ply;
                     }
-                    r = r.clamp(0, (new_depth - 1).max(0));
+                    r = fine.div_euclid(ply).clamp(0, (new_depth - 1).max(0));
                 }
                 score = -self.search::<false>(
                     &child,
