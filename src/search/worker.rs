@@ -143,6 +143,12 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// The table's reduction at this depth after `moves` moves, in
+    /// 1/RESOLUTION plies.
+    fn reduction(&self, depth: i32, moves: usize) -> i32 {
+        self.lmr[depth.clamp(0, 63) as usize][moves.min(63)]
+    }
+
     fn is_main(&self) -> bool {
         self.id == 0
     }
@@ -278,8 +284,7 @@ impl<'a> Worker<'a> {
                 score = -self.search::<true>(&child, key, new_depth, 1, -beta, -alpha, false);
             } else {
                 let r = if depth >= 3 && searched >= 3 && !is_noisy(m) && !gives_check {
-                    (self.lmr[depth.min(63) as usize][searched.min(63)] / RESOLUTION - 1)
-                        .clamp(0, new_depth - 1)
+                    (self.reduction(depth, searched) / RESOLUTION - 1).clamp(0, new_depth - 1)
                 } else {
                     0
                 };
@@ -737,8 +742,7 @@ impl<'a> Worker<'a> {
             let quiet = !is_noisy(m);
             let gives_check = gives_check(pos, m);
             // The depth a late move would be searched to after its reduction.
-            let lmr_depth =
-                (depth - 1 - self.lmr[depth.min(63) as usize][tried.min(63)] / RESOLUTION).max(0);
+            let lmr_depth = (depth - 1 - self.reduction(depth, tried) / RESOLUTION).max(0);
             // Shallow pruning, never of a move that gives check (it may mate)
             // and never before one move has a score.
             if best_score > -TB_WIN_BOUND && prunable && !gives_check {
@@ -784,23 +788,24 @@ impl<'a> Worker<'a> {
             } else {
                 let mut r = 0;
                 if depth >= 3 && searched > usize::from(PV) && self.on(Feature::Lmr) {
-                    let ply = RESOLUTION;
-                    let mut fine = self.lmr[depth.min(63) as usize][tried.min(63)];
-                    fine -= ply * i32::from(PV);
-                    fine += ply * i32::from(cut_node);
-                    fine += ply * i32::from(!improving);
-                    fine -= ply * i32::from(gives_check);
+                    // `fine` is in 1/RESOLUTION plies; `one` is a whole ply.
+                    let one = RESOLUTION;
+                    let mut fine = self.reduction(depth, tried);
+                    fine -= one * i32::from(PV);
+                    fine += one * i32::from(cut_node);
+                    fine += one * i32::from(!improving);
+                    fine -= one * i32::from(gives_check);
                     if quiet {
                         // A ply less or more for every 12,288 of history.
-                        fine -= self.history.quiet_score(pos.turn(), m, &context) * ply / 12_288;
+                        fine -= self.history.quiet_score(pos.turn(), m, &context) * one / 12_288;
                         // Killers and the counter move refuted a sibling: trust them more.
-                        fine -= ply * i32::from(picker.is_special(m));
+                        fine -= one * i32::from(picker.is_special(m));
                         // A capture as TT move: the quiet moves are likely worse.
-                        fine += ply * i32::from(tt_move.is_some_and(is_noisy));
+                        fine += one * i32::from(tt_move.is_some_and(is_noisy));
                     } else {
-                        fine -= ply;
+                        fine -= one;
                     }
-                    r = fine.div_euclid(ply).clamp(0, (new_depth - 1).max(0));
+                    r = fine.div_euclid(one).clamp(0, (new_depth - 1).max(0));
                 }
                 score = -self.search::<false>(
                     &child,
