@@ -79,15 +79,23 @@ impl History {
     /// Quiet history plus both continuation histories: the order of quiet
     /// moves and their reductions.
     pub fn quiet_score(&self, side: Color, m: Move, context: &Context) -> i32 {
-        let here = our_piece_square(side, m);
-        context
-            .iter()
-            .flatten()
-            .map(|&(p, before)| {
-                i32::from(self.continuation[piece_square(p, before) * PIECE_SQUARES + here])
+        self.quiet_scorer(side, context).score(m)
+    }
+
+    /// `quiet_score` for many moves of one node: the table rows the node's
+    /// side and context select are looked up once, not once per move.
+    pub fn quiet_scorer(&self, side: Color, context: &Context) -> QuietScorer<'_> {
+        let row = |entry: &Option<(Piece, Move)>| {
+            entry.map(|(p, before)| {
+                let start = piece_square(p, before) * PIECE_SQUARES;
+                &self.continuation[start..start + PIECE_SQUARES]
             })
-            .sum::<i32>()
-            + self.quiet(side, m)
+        };
+        QuietScorer {
+            side,
+            quiet: &self.quiet[usize::from(side == Color::Black)],
+            continuation: [row(&context[0]), row(&context[1])],
+        }
     }
 
     /// Gravity: the bonus shrinks as the entry nears its bound, so old
@@ -156,6 +164,27 @@ impl History {
         if let Some((p, m)) = previous {
             self.counter[piece_index(p)][m.to().to_usize()] = Some(reply);
         }
+    }
+}
+
+/// The quiet-move score of one node's moves (`History::quiet_scorer`).
+pub struct QuietScorer<'a> {
+    side: Color,
+    quiet: &'a [[i32; 64]; 64],
+    /// The continuation rows of the moves one and two plies before.
+    continuation: [Option<&'a [i16]>; 2],
+}
+
+impl QuietScorer<'_> {
+    pub fn score(&self, m: Move) -> i32 {
+        let here = our_piece_square(self.side, m);
+        let earlier: i32 = self
+            .continuation
+            .iter()
+            .flatten()
+            .map(|row| row.get(here).map_or(0, |&v| i32::from(v)))
+            .sum();
+        earlier + self.quiet[from_of(m)][m.to().to_usize()]
     }
 }
 

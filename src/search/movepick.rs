@@ -6,7 +6,7 @@
 use super::history::{Context, History};
 use super::see::{SEE_VALUE, see_ge};
 use super::tt::find_encoded;
-use shakmaty::{Chess, Move, MoveList, Position, Role};
+use shakmaty::{Bitboard, Chess, Move, MoveList, Position, Role};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Stage {
@@ -27,6 +27,9 @@ pub struct MovePicker {
     pub tt_move: Option<Move>,
     killers: [Option<Move>; 2],
     counter: Option<Move>,
+    /// The targets of the TT move, the killers and the counter move: most
+    /// moves are told apart from those by their target alone.
+    special_targets: Bitboard,
     /// The legal moves, captures and promotions first (up to `noisy_end`),
     /// then the quiet ones, each part in generation order; one list, so that
     /// a node copies and clears as little as it can.
@@ -78,11 +81,19 @@ impl MovePicker {
         if noisy_only {
             moves.truncate(noisy_end);
         }
+        let killers = history.killers(ply);
+        let counter = history.counter(context[0]);
+        let special_targets = [tt_move, killers[0], killers[1], counter]
+            .into_iter()
+            .flatten()
+            .map(|m| Bitboard::from_square(m.to()))
+            .fold(Bitboard::EMPTY, |all, b| all | b);
         MovePicker {
             stage: Stage::TtMove,
             tt_move,
-            killers: history.killers(ply),
-            counter: history.counter(context[0]),
+            killers,
+            counter,
+            special_targets,
             legal_count,
             moves,
             scores: [0; 256],
@@ -105,10 +116,11 @@ impl MovePicker {
 
     /// The TT move, a killer or the counter move.
     pub fn is_special(&self, m: Move) -> bool {
-        Some(m) == self.tt_move
-            || Some(m) == self.killers[0]
-            || Some(m) == self.killers[1]
-            || Some(m) == self.counter
+        self.special_targets.contains(m.to())
+            && (Some(m) == self.tt_move
+                || Some(m) == self.killers[0]
+                || Some(m) == self.killers[1]
+                || Some(m) == self.counter)
     }
 
     /// Whether the move `next` handed out last is known not to lose
@@ -177,7 +189,9 @@ impl MovePicker {
                     }
                     if let Some(m) = candidate
                         && Some(m) != self.tt_move
-                        && self.moves[self.noisy_end..].contains(&m)
+                        && self.moves[self.noisy_end..]
+                            .iter()
+                            .any(|&q| q.to() == m.to() && q == m)
                     {
                         return Some(m);
                     }
@@ -187,12 +201,12 @@ impl MovePicker {
                         self.stage = Stage::Quiets;
                         continue;
                     }
-                    let side = pos.turn();
+                    let scorer = history.quiet_scorer(pos.turn(), &self.context);
                     for (&m, score) in self.moves[self.noisy_end..]
                         .iter()
                         .zip(self.scores[self.noisy_end..].iter_mut())
                     {
-                        *score = history.quiet_score(side, m, &self.context);
+                        *score = scorer.score(m);
                     }
                     self.stage = Stage::Quiets;
                 }

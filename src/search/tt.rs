@@ -74,7 +74,12 @@ pub fn find_encoded(moves: &[shakmaty::Move], encoded: u16) -> Option<shakmaty::
     if encoded == 0 {
         return None;
     }
-    moves.iter().copied().find(|&m| encode_move(m) == encoded)
+    // The target square first: it rules out most moves for less.
+    let to = encoded >> 6 & 63;
+    moves
+        .iter()
+        .copied()
+        .find(|&m| m.to() as u16 == to && encode_move(m) == encoded)
 }
 
 /// Mate and tablebase scores (which count plies from the root) are stored
