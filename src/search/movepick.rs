@@ -250,18 +250,15 @@ impl MovePicker {
     }
 }
 
-/// Selection sort, one step: swaps the best of `moves[next..]` to `next`.
+/// Selection sort, one step: swaps the best of `moves[next..]` (the first
+/// of equals) to `next`. The maximum is found first and then its place:
+/// two plain passes the compiler vectorizes, where one pass keeping the
+/// index of the best so far it does not.
 fn pick_best(moves: &mut [Move], scores: &mut [i32; 256], next: &mut usize) -> Option<Move> {
     let start = *next;
-    if start >= moves.len() {
-        return None;
-    }
-    let mut best = start;
-    for i in start + 1..moves.len() {
-        if scores[i] > scores[best] {
-            best = i;
-        }
-    }
+    let tail = scores.get(start..moves.len())?;
+    let max = tail.iter().copied().max()?;
+    let best = start + tail.iter().position(|&s| s == max)?;
     moves.swap(start, best);
     scores.swap(start, best);
     *next += 1;
