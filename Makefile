@@ -65,7 +65,7 @@ sprt: build lab-venv
 	$(LAB_VENV)/bin/python engine-tests/lab/match.py --engine ./$(EXE) --engine-name new \
 	  --opponent "$$base" --opponent-name base --tc $(TC) --sprt $(ELO0) $(ELO1) --games 20000 $(ARGS)
 
-# Self-play data and a net trained on it (README "Training a network"): a
+# Self-play data and a net trained on it (docs/nnue.md, "Training a network"): a
 # run folder of chunk files, then a training folder; the same command resumes
 # either after a stop.
 #   make datagen GAMES=8000 DATA=data/runs/my-run

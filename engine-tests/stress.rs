@@ -1,4 +1,4 @@
-//! Stress and race tests (issue 17, "Qilin never blocks and always answers").
+//! Stress and race tests: Qilin never blocks and always answers.
 //!
 //! A GUI in a hurry drives the real binary: commands arrive while a search
 //! runs, at random but reproducible delays (the seed is printed with every
@@ -13,7 +13,7 @@
 //! - every line is well formed: an error is an `info string`, an `info` line
 //!   goes on with a UCI info keyword, nothing goes to stderr about a panic.
 //!
-//! Then one test per known fault of issue 17, named after it.
+//! Then one test per fault these tests found, named after it.
 //!
 //! Timing: the tests of this file run one at a time (`serial()`), so that the
 //! engine under test has the 2 cores of a CI runner to itself, next to the

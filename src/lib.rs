@@ -1,4 +1,4 @@
-//! Qilin, a UCI chess engine. See README.md for the architecture.
+//! Qilin, a UCI chess engine. See docs/architecture.md for the architecture.
 
 pub mod analyse;
 pub mod bench;

@@ -235,7 +235,7 @@ impl Controller {
     }
 
     /// Sets up `position`; a bad FEN leaves the game as it was, a bad move
-    /// leaves the game at the move before it (see the README's policy).
+    /// leaves the game at the move before it (see the bad input policy in docs/uci.md).
     fn set_position(&mut self, spec: &PositionSpec) {
         let mode = self.castling_mode();
         let mut game = match Game::setup(spec.fen.as_deref(), mode) {
