@@ -135,16 +135,18 @@ struct Helps(BTreeMap<Option<String>, Result<String, String>>);
 
 impl Helps {
     fn get(&mut self, subcommand: Option<&str>) -> &Result<String, String> {
-        self.0.entry(subcommand.map(str::to_string)).or_insert_with(|| {
-            let mut command = Command::new(env!("CARGO_BIN_EXE_qilin"));
-            command.args(subcommand).arg("--help");
-            let out = command.output().expect("run qilin");
-            if out.status.success() {
-                Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-            } else {
-                Err(String::from_utf8_lossy(&out.stderr).into_owned())
-            }
-        })
+        self.0
+            .entry(subcommand.map(str::to_string))
+            .or_insert_with(|| {
+                let mut command = Command::new(env!("CARGO_BIN_EXE_qilin"));
+                command.args(subcommand).arg("--help");
+                let out = command.output().expect("run qilin");
+                if out.status.success() {
+                    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+                } else {
+                    Err(String::from_utf8_lossy(&out.stderr).into_owned())
+                }
+            })
     }
 }
 
@@ -248,7 +250,9 @@ fn the_checker_finds_what_is_wrong() {
 /// comes back, in order.
 fn session() -> Vec<String> {
     let text = read(&root().join("docs/uci.md"));
-    let start = text.find("## A short session").expect("docs/uci.md: A short session");
+    let start = text
+        .find("## A short session")
+        .expect("docs/uci.md: A short session");
     let block = text
         .get(start..)
         .and_then(|t| t.split("```").nth(1))
@@ -306,5 +310,15 @@ fn the_documented_session_is_what_the_engine_says() {
     }
     let documented: Vec<String> = session.iter().map(|l| without_timing(l)).collect();
     let said: Vec<String> = said.iter().map(|l| without_timing(l)).collect();
-    assert_eq!(said, documented, "docs/uci.md's session differs from the engine");
+    let first_difference = said
+        .iter()
+        .zip(&documented)
+        .position(|(s, d)| s != d)
+        .unwrap_or(said.len().min(documented.len()));
+    assert_eq!(
+        said.get(first_difference..),
+        documented.get(first_difference..),
+        "docs/uci.md's session differs from the engine from line {} of the session on",
+        first_difference + 1
+    );
 }
