@@ -11,7 +11,7 @@ ARCH ?= native
 RUSTFLAGS ?= -C target-cpu=$(ARCH)
 export RUSTFLAGS
 
-.PHONY: all build run test fmt-check clippy unit-and-engine-tests clean lab-venv match sprt datagen train
+.PHONY: all build run test fmt-check clippy unit-and-engine-tests lab-unit lab-test clean lab-venv match sprt datagen train
 
 all: build
 
@@ -22,7 +22,7 @@ build:
 run: build
 	$(if $(filter /%,$(EXE)),$(EXE),./$(EXE))
 
-test: fmt-check clippy unit-and-engine-tests
+test: fmt-check lab-unit clippy unit-and-engine-tests
 
 fmt-check:
 	rustup component add rustfmt clippy >/dev/null 2>&1 || true
@@ -33,6 +33,14 @@ clippy:
 
 unit-and-engine-tests:
 	$(CARGO) test --release --locked
+
+# The strength lab's statistics (Elo, the exact SPRT): standard-library Python,
+# about a second. `lab-test` adds match.py run against fake engines (python-chess).
+lab-unit:
+	$(LAB_PYTHON) -m unittest discover -s engine-tests/lab -p 'test_match_stats.py'
+
+lab-test: lab-venv
+	$(LAB_VENV)/bin/python -m unittest discover -s engine-tests/lab -p 'test_*.py'
 
 clean:
 	$(CARGO) clean

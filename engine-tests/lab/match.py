@@ -4,8 +4,10 @@
 Plays game pairs (each opening twice, colours swapped) between the engine under
 test (--engine) and an opponent (--opponent), with a real chess clock, rules-only
 results (python-chess judges the rules), per-side failure accounting (time
-forfeits, illegal moves, crashes, stalls), PGN and JSON output, a pentanomial
-Elo estimate and an optional pentanomial SPRT.
+forfeits, illegal moves, crashes, stalls, engine restarts), PGN and JSON
+output, a pentanomial Elo estimate (also without the pairs the opponent
+forfeited) and an optional exact pentanomial SPRT, decided at the pair that
+crosses a bound (sprt.py; docs/testing-statistics.md).
 
 Run `python3 match.py --help` for the options and `python3 match.py --selftest`
 for the statistics self-test. See README.md next to this file.
@@ -47,189 +49,23 @@ except ImportError:  # pragma: no cover - only hit outside the lab venv
 DEFAULT_BOOK = os.path.relpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "books", "8moves_2000.epd")
 )
-SPRT_ALPHA = 0.05
-SPRT_BETA = 0.05
-# The Gaussian LLR below is meaningless on a handful of pairs (one pair
-# WW gives a near-zero variance and an LLR past any bound): no SPRT decision
-# is taken before this many game pairs.
-SPRT_MIN_PAIRS = 100
-Z95 = 1.959963984540054
-
-# ---------------------------------------------------------------------------
-# Statistics (pure functions; checked by --selftest / python3 -m doctest)
-# ---------------------------------------------------------------------------
-
-
-def score_to_elo(s: float) -> float:
-    """Logistic Elo difference for an expected score s in [0, 1].
-
-    >>> score_to_elo(0.5)
-    0.0
-    >>> round(score_to_elo(0.75), 1)
-    190.8
-    >>> round(score_to_elo(0.25), 1)
-    -190.8
-    >>> round(score_to_elo(0.9), 1)
-    381.7
-    >>> score_to_elo(1.0), score_to_elo(0.0)
-    (inf, -inf)
-    """
-    if s <= 0.0:
-        return -math.inf
-    if s >= 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / s - 1.0) + 0.0  # + 0.0: no negative zero
-
-
-def elo_to_score(elo: float) -> float:
-    """Expected score for a logistic Elo difference.
-
-    >>> elo_to_score(0)
-    0.5
-    >>> round(elo_to_score(190.8485), 4)
-    0.75
-    >>> round(elo_to_score(5), 6)
-    0.507195
-    """
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
-
-
-def pair_stats(penta: list[int]) -> tuple[float, float, int]:
-    """Mean per-game score, per-pair variance of the per-game score, and the pair count.
-
-    penta = [LL, LD, DD+WL, WD, WW]; a pair scoring k half-points out of 2 games
-    scores k/4 per game.
-
-    >>> pair_stats([0, 0, 10, 0, 0])
-    (0.5, 0.0, 10)
-    >>> m, v, n = pair_stats([1, 0, 0, 0, 1]); (m, v, n)
-    (0.5, 0.25, 2)
-    """
-    n = sum(penta)
-    if n == 0:
-        return 0.5, 0.0, 0
-    mean = sum(i / 4.0 * c for i, c in enumerate(penta)) / n
-    var = sum(c * (i / 4.0 - mean) ** 2 for i, c in enumerate(penta)) / n
-    return mean, var, n
-
-
-def elo_with_error(penta: list[int]) -> tuple[float, float]:
-    """Elo and its 95% half-width from pentanomial counts (delta method).
-
-    se(score) = sqrt(var_pair / N_pairs);  dElo/ds = 400 / (ln 10 * s * (1 - s)).
-
-    >>> elo_with_error([0, 0, 10, 0, 0])
-    (0.0, 0.0)
-    >>> e, err = elo_with_error([5, 20, 50, 20, 5]); (round(e, 2), round(err, 2))
-    (0.0, 30.45)
-    >>> e, err = elo_with_error([2, 10, 40, 30, 18]); (round(e, 1), round(err, 1))
-    (92.5, 35.2)
-    """
-    mean, var, n = pair_stats(penta)
-    if n == 0:
-        return 0.0, math.inf
-    elo = score_to_elo(mean)
-    if not 0.0 < mean < 1.0:
-        return elo, math.inf
-    se = math.sqrt(var / n)
-    return elo, Z95 * se * 400.0 / (math.log(10.0) * mean * (1.0 - mean))
-
-
-def wdl_elo_with_error(w: int, d: int, l: int) -> tuple[float, float]:
-    """Trinomial fallback (used only when no game pair is complete).
-
-    >>> e, err = wdl_elo_with_error(30, 40, 30); (round(e, 2), round(err, 2))
-    (0.0, 52.75)
-    """
-    n = w + d + l
-    if n == 0:
-        return 0.0, math.inf
-    s = (w + 0.5 * d) / n
-    elo = score_to_elo(s)
-    if not 0.0 < s < 1.0:
-        return elo, math.inf
-    var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * s**2) / n
-    se = math.sqrt(var / n)
-    return elo, Z95 * se * 400.0 / (math.log(10.0) * s * (1.0 - s))
-
-
-def sprt_bounds(alpha: float = SPRT_ALPHA, beta: float = SPRT_BETA) -> tuple[float, float]:
-    """Wald's SPRT bounds on the log-likelihood ratio.
-
-    >>> tuple(round(b, 3) for b in sprt_bounds())
-    (-2.944, 2.944)
-    """
-    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
-
-
-def sprt_llr(penta: list[int], elo0: float, elo1: float) -> float:
-    """Pentanomial GSPRT log-likelihood ratio in *logistic* Elo.
-
-    This is the Gaussian (generalised SPRT) approximation of M. Van den Bergh,
-    as used by OpenBench's pentanomial SPRT: with s0, s1 the expected scores of
-    elo0/elo1, x the mean per-game score over N pairs and var the per-pair
-    variance,  LLR = N * (s1 - s0) * (2x - s0 - s1) / (2 var)
-                   = N / (2 var) * ((x - s0)^2 - (x - s1)^2).
-    Empty pentanomial bins are floored at 1e-3 (as OpenBench does) so that the
-    variance is never zero.
-
-    >>> sprt_llr([0, 0, 0, 0, 0], 0, 5)
-    0.0
-    >>> round(sprt_llr([10, 40, 100, 40, 10], 0, 5), 3)
-    -0.104
-    >>> round(sprt_llr([10, 40, 100, 40, 10], -5, 5), 3)
-    0.0
-    >>> round(sprt_llr([20, 200, 450, 280, 50], 0, 5), 2)
-    4.88
-    >>> round(sprt_llr([50, 280, 450, 200, 20], 0, 5), 2)
-    -6.0
-    """
-    if sum(penta) == 0:
-        return 0.0
-    p = [max(float(c), 1e-3) for c in penta]
-    mean, var, n = pair_stats(p)  # type: ignore[arg-type]
-    if var <= 0.0:
-        return 0.0
-    s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
-    return sum(p) * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
-
-
-def _selftest_extra() -> None:
-    """Checks that are awkward as doctests: equivalent forms and monotonicity."""
-    penta = [7, 31, 80, 45, 12]
-    mean, var, _ = pair_stats(penta)
-    s0, s1 = elo_to_score(0), elo_to_score(5)
-    n = sum(max(c, 1e-3) for c in penta)
-    alt = n / (2 * var) * ((mean - s0) ** 2 - (mean - s1) ** 2)
-    assert abs(alt - sprt_llr(penta, 0, 5)) < 1e-9, (alt, sprt_llr(penta, 0, 5))
-    # score 0.75 <-> +190.85 both ways
-    assert abs(score_to_elo(0.75) - 190.8485) < 1e-3
-    assert abs(elo_to_score(score_to_elo(0.6123)) - 0.6123) < 1e-12
-    # more wins -> higher Elo, higher LLR; more games -> smaller error
-    assert elo_with_error([1, 2, 3, 4, 5])[0] > elo_with_error([1, 2, 3, 4, 1])[0]
-    assert sprt_llr([1, 2, 3, 4, 5], 0, 5) > sprt_llr([1, 2, 3, 4, 1], 0, 5)
-    assert elo_with_error([10, 20, 30, 20, 10])[1] > elo_with_error([100, 200, 300, 200, 100])[1]
-    # the pentanomial error of "all pairs drawn or split" is smaller than the trinomial one
-    e_p = elo_with_error([0, 0, 50, 0, 0])[1]
-    e_t = wdl_elo_with_error(25, 50, 25)[1]
-    assert e_p < e_t
-    # pentanomial of (win,loss) pairs = trinomial of same games when games are independent-ish
-    assert abs(elo_with_error([25, 0, 50, 0, 25])[1] - wdl_elo_with_error(100, 0, 100)[1]) < 1e-9
+# The statistics (Elo, error bars, the exact pentanomial SPRT, the pair tally)
+# live in sprt.py beside this file, standard library only, so that their tests
+# run without python-chess (`python3 -m unittest discover -s engine-tests/lab`).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sprt import SPRT_ALPHA, SPRT_BETA, PairTally, sprt_bounds  # noqa: E402
 
 
 def selftest() -> int:
-    failures, tests = doctest.testmod(sys.modules[__name__], verbose=False)
-    try:
-        _selftest_extra()
-    except AssertionError as exc:
-        print(f"selftest: extra check failed: {exc!r}")
-        failures += 1
-    for s in (0.5, 0.75, 0.25, 0.9):
-        print(f"  score {s:.2f} -> Elo {score_to_elo(s):+.1f}")
-    print(f"  SPRT bounds (alpha=beta=0.05): {sprt_bounds()[0]:.3f} .. {sprt_bounds()[1]:.3f}")
-    print(f"  LLR([20,200,450,280,50], 0, 5) = {sprt_llr([20, 200, 450, 280, 50], 0, 5):.3f}")
-    print(f"selftest: {tests} doctests + extra checks, {failures} failure(s)")
-    return 1 if failures else 0
+    """The statistics' unit tests (test_match_stats.py) and sprt.py's doctests."""
+    import unittest
+    import sprt as sprt_module
+    import test_match_stats
+    suite = unittest.TestSuite()
+    suite.addTests(unittest.defaultTestLoader.loadTestsFromModule(test_match_stats))
+    suite.addTests(doctest.DocTestSuite(sprt_module))
+    result = unittest.TextTestRunner(verbosity=1).run(suite)
+    return 0 if result.wasSuccessful() else 1
 
 
 # ---------------------------------------------------------------------------
@@ -276,6 +112,36 @@ def parse_opts(items: Optional[list[str]]) -> dict[str, str]:
     return out
 
 
+# Stockfish's default Move Overhead (10 ms) does not cover what this runner's
+# clock charges it: the time from writing `go` to reading `bestmove` includes
+# the pipes and the wait for a core on a loaded machine. At 10+0.1, two games at
+# a time, Stockfish 15.1 at UCI_Elo 2400 lost 13 of 207 games on time, which
+# counted as our wins. 100 ms stops that at the cost of a sliver of its thinking
+# time (an opponent's strength is its playing, not its clock handling); playing
+# one game at a time instead would halve every match's speed. Qilin keeps its
+# own default: its forfeits are bugs to see. `--opponent-opt "Move Overhead=N"`
+# overrides it.
+STOCKFISH_MOVE_OVERHEAD_MS = 100
+
+
+def shorthand_options(key: str, arg: str) -> dict[str, str]:
+    """UCI options a shorthand engine spec implies (the user's options win over these).
+
+    >>> shorthand_options("sf", "2400")
+    {'Move Overhead': '100', 'UCI_LimitStrength': 'true', 'UCI_Elo': '2400'}
+    >>> shorthand_options("ethereal", "")
+    {}
+    """
+    opts: dict[str, str] = {}
+    if key in ("sf", "stockfish"):
+        opts["Move Overhead"] = str(STOCKFISH_MOVE_OVERHEAD_MS)
+        if arg:
+            if not re.fullmatch(r"\d+", arg):
+                raise UsageError(f"{key}:{arg}: expected sf:<elo> with an integer Elo")
+            opts.update({"UCI_LimitStrength": "true", "UCI_Elo": arg})
+    return opts
+
+
 def resolve_spec(spec: str, user_opts: dict[str, str], name: Optional[str]) -> EngineSpec:
     base, _, arg = spec.partition(":")
     key = base.lower()
@@ -283,13 +149,10 @@ def resolve_spec(spec: str, user_opts: dict[str, str], name: Optional[str]) -> E
         cmd, pretty, pkg = SHORTHANDS[key]
         if not os.access(cmd[0], os.X_OK):
             raise UsageError(f"{spec}: {cmd[0]} not found; install it with: apt-get install -y {pkg}")
-        opts: dict[str, str] = {}
-        default_name = pretty
-        if arg:
-            if not re.fullmatch(r"\d+", arg):
-                raise UsageError(f"{spec}: expected sf:<elo> with an integer Elo")
-            opts = {"UCI_LimitStrength": "true", "UCI_Elo": arg}
-            default_name = f"{pretty} {arg}"
+        opts = shorthand_options(key, arg)
+        default_name = f"{pretty} {arg}" if arg else pretty
+        user_keys = {k.lower() for k in user_opts}
+        opts = {k: v for k, v in opts.items() if k.lower() not in user_keys}
         opts.update(user_opts)
         return EngineSpec(spec, list(cmd), opts, name or default_name)
     path = os.path.abspath(os.path.expanduser(spec))
@@ -947,9 +810,9 @@ class Match:
         self.aborted = False
         self.fatal: Optional[str] = None
         self.games: list[GameResult] = []
-        self.pair_points: dict[int, list[float]] = {}
-        self.penta = [0, 0, 0, 0, 0]
-        self.sprt_result: Optional[str] = None
+        # Pairs, the SPRT decision at the moment of its crossing, the opponent's forfeits.
+        self.tally = PairTally(self.args.sprt)
+        self.engines_by_side: dict[str, list[UciEngine]] = {side: [] for side in SIDES}
         self.log = UciLog(self.args.uci_log)
         self.pgn_file = open(self.args.pgn, "w", encoding="utf-8") if self.args.pgn else None
         self.all_engines: list[UciEngine] = []
@@ -968,6 +831,8 @@ class Match:
         engines = {side: UciEngine(self.cfg.specs[side], f"w{wid}:{side}", self.log) for side in SIDES}
         with self.lock:
             self.all_engines.extend(engines.values())
+            for side, eng in engines.items():
+                self.engines_by_side[side].append(eng)
         try:
             while True:
                 p = self.take_pair()
@@ -1018,21 +883,12 @@ class Match:
             if self.pgn_file:
                 self.pgn_file.write(g.pgn + "\n\n")
                 self.pgn_file.flush()
-            just_decided = False
-            pts = self.pair_points.setdefault(g.pair, [])
-            pts.append(g.tested_points())
-            if len(pts) == 2:
-                self.penta[int(round(2 * sum(pts)))] += 1
-                if self.args.sprt and self.sprt_result is None and sum(self.penta) >= SPRT_MIN_PAIRS:
-                    llr = sprt_llr(self.penta, *self.args.sprt)
-                    lo, hi = sprt_bounds()
-                    if llr >= hi:
-                        self.sprt_result = "H1 accepted"
-                    elif llr <= lo:
-                        self.sprt_result = "H0 accepted"
-                    if self.sprt_result:
-                        just_decided = True
-                        self.stop.set()
+            opponent_forfeit = bool(g.failure and g.failure[0] == "opponent")
+            decision = self.tally.add_game(g.pair, g.tested_points(), opponent_forfeit)
+            if decision:
+                # No new pair starts. Games already running finish and are counted
+                # in the totals, but the decision and its figures are those of now.
+                self.stop.set()
             n = len(self.games)
             if self.args.verbose:
                 e = self.cfg.specs
@@ -1041,8 +897,21 @@ class Match:
             if g.failure and g.failure[0] == "engine":
                 print(f"!!! game {g.number}: {self.cfg.specs['engine'].name}: {g.failure[1]}: {g.failure[2]}",
                       flush=True)
-            if n % self.args.report_every == 0 or just_decided:
+            if n % self.args.report_every == 0 or decision:
                 print(self.progress_line(), flush=True)
+            if decision:
+                print(f"SPRT: {decision['result']} at game {decision['games']} "
+                      f"({decision['pairs']} pairs): LLR {decision['llr']:+.2f}, "
+                      f"pentanomial {decision['pentanomial']}; games in flight finish without changing it",
+                      flush=True)
+
+    @property
+    def penta(self) -> list[int]:
+        return self.tally.penta
+
+    def restarts(self) -> dict[str, int]:
+        """Engine processes started again after the first start of each worker's engine."""
+        return {side: sum(max(e.starts - 1, 0) for e in engs) for side, engs in self.engines_by_side.items()}
 
     def wdl(self) -> tuple[int, int, int]:
         w = sum(1 for g in self.games if g.tested_points() == 1.0)
@@ -1050,9 +919,8 @@ class Match:
         return w, d, len(self.games) - w - d
 
     def elo(self) -> tuple[float, float]:
-        if sum(self.penta):
-            return elo_with_error(self.penta)
-        return wdl_elo_with_error(*self.wdl())
+        elo, err, _ = self.tally.elo()
+        return elo, err
 
     def progress_line(self) -> str:
         w, d, l = self.wdl()
@@ -1064,10 +932,10 @@ class Match:
                 f"Elo {_fmt_elo(elo)} +/- {_fmt_err(err)}  penta {self.penta}")
         if self.args.sprt:
             lo, hi = sprt_bounds()
-            llr = sprt_llr(self.penta, *self.args.sprt)
-            line += f"  LLR {llr:+.2f} ({lo:.2f}, {hi:.2f})"
-            if self.sprt_result:
-                line += f" {self.sprt_result}"
+            line += f"  LLR {self.tally.llr():+.2f} ({lo:.2f}, {hi:.2f})"
+            dec = self.tally.decision
+            if dec:
+                line += f" {dec['result']} at game {dec['games']} (LLR {dec['llr']:+.2f})"
         fails = self.failure_counts()["engine"]
         nf = sum(fails.values())
         if nf:
@@ -1101,6 +969,9 @@ class Match:
             for s, c in g.min_clock.items():
                 min_clock[s] = min(min_clock[s], c)
         lo, hi = sprt_bounds()
+        nf_elo, nf_err, nf_basis = self.tally.elo_no_forfeit()
+        opp_forfeits = sum(1 for g in self.games if g.failure and g.failure[0] == "opponent")
+        dec = self.tally.decision
         return {
             "engine": {"name": specs["engine"].name, "spec": specs["engine"].spec,
                        "command": specs["engine"].cmd, "options": specs["engine"].applied},
@@ -1117,12 +988,27 @@ class Match:
             "elo_model": "logistic; error from pentanomial variance (delta method)",
             "pentanomial": {"LL": self.penta[0], "LD": self.penta[1], "DD_WL": self.penta[2],
                             "WD": self.penta[3], "WW": self.penta[4], "list": list(self.penta)},
+            "without_opponent_forfeits": {
+                "elo": None if not math.isfinite(nf_elo) else nf_elo,
+                "elo_error_95": None if math.isinf(nf_err) else nf_err,
+                "basis": nf_basis,
+                "opponent_forfeited_games": opp_forfeits,
+                "pairs_dropped": len(self.tally.opponent_forfeit_pairs),
+                "pentanomial": list(self.tally.penta_no_forfeit),
+                "method": "every game pair in which the opponent lost a game by a failure (time forfeit, "
+                          "illegal move, crash, stall) is dropped whole"},
             "sprt": None if not self.args.sprt else {
                 "elo0": self.args.sprt[0], "elo1": self.args.sprt[1],
-                "alpha": SPRT_ALPHA, "beta": SPRT_BETA,
-                "llr": sprt_llr(self.penta, *self.args.sprt), "lower": lo, "upper": hi,
-                "result": self.sprt_result or "inconclusive",
-                "model": "pentanomial GSPRT, logistic Elo (Van den Bergh / OpenBench approximation)"},
+                "alpha": SPRT_ALPHA, "beta": SPRT_BETA, "lower": lo, "upper": hi,
+                "result": dec["result"] if dec else "inconclusive",
+                # the LLR of the decision (at the crossing), or the current one when undecided
+                "llr": dec["llr"] if dec else self.tally.llr(),
+                "decision": None if dec is None else {
+                    k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in dec.items()},
+                "llr_all_games": self.tally.llr(),
+                "model": "exact pentanomial GSPRT, logistic Elo: constrained maximum-likelihood "
+                         "estimates under each hypothesis (fishtest's LLR_logistic)"},
+            "engine_restarts": self.restarts(),
             "terminations": dict(Counter(g.reason for g in self.games).most_common()),
             "failures": {s: dict(fails[s]) for s in SIDES},
             "movetime_overruns": {s: {"count": overruns[s][0], "max_ms": overruns[s][1]} for s in SIDES},
@@ -1149,14 +1035,37 @@ class Match:
         if s["games"]:
             out.append(f"Score of {E} vs {O}: W {s['wins']}  D {s['draws']}  L {s['losses']}  "
                        f"[{s['score']:.3f}]  {100 * s['score']:.1f}%   draw ratio {100 * s['draw_ratio']:.1f}%")
-            elo, err = self.elo()
-            basis = "pentanomial" if sum(self.penta) else "trinomial (no complete pair)"
+            elo, err, basis = self.tally.elo()
             out.append(f"Elo difference: {_fmt_elo(elo)} +/- {_fmt_err(err)} (95%, {basis})")
+            nf = s["without_opponent_forfeits"]
+            if nf["opponent_forfeited_games"]:
+                nf_elo, nf_err, nf_basis = self.tally.elo_no_forfeit()
+                figure = ("no game left" if math.isnan(nf_elo) else
+                          f"{_fmt_elo(nf_elo)} +/- {_fmt_err(nf_err)} (95%, {nf_basis}, "
+                          f"pentanomial {nf['pentanomial']})")
+                out.append(f"Without the {nf['pairs_dropped']} pairs in which {O} forfeited a game "
+                           f"({nf['opponent_forfeited_games']} games forfeited): {figure}")
+            else:
+                out.append(f"Without the opponent's forfeits: the same ({O} forfeited no game)")
             out.append(f"Pentanomial [LL, LD, DD/WL, WD, WW]: {self.penta}  ({sum(self.penta)} pairs)")
         if s["sprt"]:
             sp = s["sprt"]
-            out.append(f"SPRT elo0={sp['elo0']:g} elo1={sp['elo1']:g} (logistic, alpha=beta=0.05): "
-                       f"LLR {sp['llr']:+.2f} ({sp['lower']:.2f}, {sp['upper']:.2f}) -> {sp['result']}")
+            head = (f"SPRT elo0={sp['elo0']:g} elo1={sp['elo1']:g} (logistic Elo, exact pentanomial GSPRT, "
+                    f"alpha={sp['alpha']:g} beta={sp['beta']:g}, bounds {sp['lower']:.2f} {sp['upper']:.2f}): ")
+            dec = sp["decision"]
+            if dec:
+                out.append(head + f"{dec['result']} at game {dec['games']} ({dec['pairs']} pairs): "
+                           f"LLR {dec['llr']:+.2f}, W {dec['wins']} D {dec['draws']} L {dec['losses']}, "
+                           f"pentanomial {dec['pentanomial']}, Elo {_fmt_elo(self.tally.decision['elo'])} +/- "  # type: ignore[index]
+                           f"{_fmt_err(self.tally.decision['elo_error_95'])}")  # type: ignore[index]
+                if s["games"] > dec["games"]:
+                    late = s["games"] - dec["games"]
+                    out.append(f"  then {late} game{'s' if late > 1 else ''} in flight finished (counted above, "
+                               f"not in the decision): LLR {sp['llr_all_games']:+.2f}")
+            else:
+                out.append(head + f"LLR {sp['llr']:+.2f} -> inconclusive")
+        rs = s["engine_restarts"]
+        out.append(f"Engine restarts between games: {E} {rs['engine']}, {O} {rs['opponent']}")
         if s["terminations"]:
             out.append("Terminations: " + ", ".join(f"{k} {v}" for k, v in s["terminations"].items()))
         mt = s["move_time"]
@@ -1199,6 +1108,8 @@ class Match:
 
 
 def _fmt_elo(e: float) -> str:
+    if math.isnan(e):
+        return "n/a"
     return "+inf" if e == math.inf else "-inf" if e == -math.inf else f"{e:+.1f}"
 
 
@@ -1240,7 +1151,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--openings", default=DEFAULT_BOOK, help=f"EPD opening file (default {DEFAULT_BOOK})")
     p.add_argument("--seed", type=int, help="seed for the opening order (default: random, printed)")
     p.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
-                   help="stop when the pentanomial SPRT (logistic Elo, alpha=beta=0.05) decides")
+                   help="stop when the exact pentanomial SPRT (logistic Elo bounds, alpha=beta=0.05) decides")
     p.add_argument("--max-plies", type=int, default=600, help="draw after this many plies (default 600)")
     p.add_argument("--adjudicate-draw", nargs=3, type=int, metavar=("MOVENUMBER", "MOVECOUNT", "SCORE"),
                    help="draw when, from MOVENUMBER on, both engines report |score| <= SCORE cp for MOVECOUNT moves each (off by default)")
