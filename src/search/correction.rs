@@ -11,8 +11,6 @@ use shakmaty::{Chess, Color, Position};
 const ENTRIES: usize = 16_384;
 /// Entries keep the average in 1/GRAIN of a centipawn.
 const GRAIN: i32 = 256;
-/// No correction exceeds this many centipawns, whatever the search found.
-const LIMIT: i32 = 128;
 /// Weights are out of this much: a depth-d result moves the average by
 /// min(d + 1, 16) / 256 of the way towards itself.
 const WEIGHT_SCALE: i32 = 256;
@@ -72,8 +70,10 @@ impl Correction {
 
     /// A search of `depth` found `score` where the evaluation said `raw`.
     pub fn update(&mut self, slot: Slot, depth: i32, raw: i32, score: i32) {
-        let target = (score - raw).clamp(-LIMIT, LIMIT) * GRAIN;
-        let weight = (depth + 1).clamp(1, 16);
+        // No correction exceeds the limit, whatever the search found.
+        let limit = super::params::correction_limit();
+        let target = (score - raw).clamp(-limit, limit) * GRAIN;
+        let weight = (depth + 1).clamp(1, super::params::correction_max_weight());
         let entry = &mut self.table[slot.side][slot.index];
         *entry = (*entry * (WEIGHT_SCALE - weight) + target * weight) / WEIGHT_SCALE;
     }
@@ -109,7 +109,8 @@ mod tests {
         // The average converges on the cap from below (integer steps stop
         // within a centipawn of it) and never passes it.
         let capped = c.apply(slot, 10) - 10;
-        assert!((LIMIT - 1..=LIMIT).contains(&capped), "{capped}");
+        let limit = super::super::params::correction_limit();
+        assert!((limit - 1..=limit).contains(&capped), "{capped}");
         // Same pawns, other side to move: untouched.
         let black = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1");
         assert_eq!(c.apply(Slot::of(&black), 10), 10);

@@ -114,7 +114,8 @@ impl History {
         depth: i32,
         context: &Context,
     ) {
-        let bonus = (depth * depth * 16).min(1600);
+        let bonus = (depth * depth * super::params::history_bonus())
+            .min(super::params::history_bonus_max());
         self.reward(side, best, bonus, context);
         for &m in tried.iter().filter(|&&m| m != best) {
             self.reward(side, m, -bonus, context);

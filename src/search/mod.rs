@@ -11,6 +11,7 @@ mod engine;
 pub mod features;
 pub mod history;
 pub mod movepick;
+pub mod params;
 pub mod report;
 pub mod see;
 pub mod strength;
@@ -242,7 +243,10 @@ impl Shared<'_> {
             }
             // A best move that keeps its place may use less than the soft
             // bound, one that changes more.
-            let factor = (1.3 - 0.15 * stable as f64).max(0.55);
+            let hundredths = |v: i32| f64::from(v) / 100.0;
+            let factor = (hundredths(params::time_unstable())
+                - hundredths(params::time_stability_step()) * stable as f64)
+                .max(hundredths(params::time_stable_min()));
             // A clock of u64::MAX milliseconds must not overflow the product.
             let soft = Duration::try_from_secs_f64(budget.soft.as_secs_f64() * factor)
                 .unwrap_or(Duration::MAX)

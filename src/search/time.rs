@@ -2,6 +2,7 @@
 //! the search from starting another iteration; the hard bound stops it where
 //! it stands. Both already have `Move Overhead` taken off.
 
+use super::params as p;
 use std::time::Duration;
 
 /// The time a search may take, as the side to move's clock says.
@@ -29,9 +30,6 @@ pub struct TimeBudget {
     pub exact: bool,
 }
 
-/// Moves we plan for when the GUI does not say (sudden death).
-const DEFAULT_MOVES_TO_GO: u64 = 25;
-
 impl TimeBudget {
     /// `None` when the search has no time limit (depth, nodes, mate, infinite).
     pub fn new(limit: TimeLimit, overhead_ms: u64) -> Option<TimeBudget> {
@@ -51,7 +49,9 @@ impl TimeBudget {
                 moves_to_go,
             } => (remaining, increment, moves_to_go),
         };
-        let mtg = moves_to_go.unwrap_or(DEFAULT_MOVES_TO_GO).clamp(1, 100);
+        // Moves we plan for when the GUI does not say (sudden death).
+        let default_moves_to_go = u64::from(p::time_moves_to_go().unsigned_abs());
+        let mtg = moves_to_go.unwrap_or(default_moves_to_go).clamp(1, 100);
         // The time for the moves to go: the clock and the increments still
         // to come, less the overhead of every one of those moves and two
         // more in reserve. With a few milliseconds left this is nothing,
@@ -66,10 +66,16 @@ impl TimeBudget {
         let (soft_cap, hard_cap) = if mtg == 1 {
             (tenths(usable, 7), tenths(usable, 9))
         } else {
-            (tenths(usable, 4), tenths(usable, 7))
+            (
+                tenths(usable, u64::from(p::time_soft_cap().unsigned_abs())),
+                tenths(usable, u64::from(p::time_hard_cap().unsigned_abs())),
+            )
         };
         let soft = share.min(soft_cap).max(1);
-        let hard = share.saturating_mul(4).min(hard_cap).max(soft);
+        let hard = share
+            .saturating_mul(u64::from(p::time_hard_factor().unsigned_abs()))
+            .min(hard_cap)
+            .max(soft);
         Some(TimeBudget {
             soft: Duration::from_millis(soft),
             hard: Duration::from_millis(hard),

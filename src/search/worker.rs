@@ -8,6 +8,7 @@ use super::correction::Slot;
 use super::features::Feature;
 use super::history::History;
 use super::movepick::{MovePicker, is_noisy};
+use super::params as p;
 use super::see::see_ge;
 use super::tablebase::{TB_WIN_BOUND, wdl_score};
 use super::tt::{Bound, MATE, MATE_BOUND, TtEntry, encode_move, score_from_tt, score_to_tt};
@@ -63,9 +64,12 @@ const RESOLUTION: i32 = 1024;
 /// Late move reductions by depth and move number, in 1/RESOLUTION plies.
 fn lmr_table() -> Box<[[i32; 64]; 64]> {
     let mut t = Box::new([[0; 64]; 64]);
+    let base = f64::from(p::lmr_base()) / 1000.0;
+    let divisor = f64::from(p::lmr_divisor()) / 100.0;
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = ((0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) * f64::from(RESOLUTION)) as i32;
+            *r = ((base + (d as f64).ln() * (m as f64).ln() / divisor) * f64::from(RESOLUTION))
+                as i32;
         }
     }
     t
@@ -218,16 +222,18 @@ impl<'a> Worker<'a> {
 
     fn aspiration(&mut self, depth: i32) {
         let previous = self.root_moves[self.pv_index].previous_score;
-        let mut delta = 20;
-        let (mut alpha, mut beta) =
-            if depth >= 5 && previous.abs() < TB_WIN_BOUND && self.on(Feature::Aspiration) {
-                (
-                    (previous - delta).max(-INFINITY),
-                    (previous + delta).min(INFINITY),
-                )
-            } else {
-                (-INFINITY, INFINITY)
-            };
+        let mut delta = p::aspiration_delta();
+        let (mut alpha, mut beta) = if depth >= p::aspiration_min_depth()
+            && previous.abs() < TB_WIN_BOUND
+            && self.on(Feature::Aspiration)
+        {
+            (
+                (previous - delta).max(-INFINITY),
+                (previous + delta).min(INFINITY),
+            )
+        } else {
+            (-INFINITY, INFINITY)
+        };
         // Each fail high searches a little shallower: the move that failed
         // high is likely good, and a full-depth re-search costs the most.
         let mut failed_high = 0;
@@ -256,8 +262,8 @@ impl<'a> Worker<'a> {
                 beta = (score + delta).min(INFINITY);
                 failed_high += 1;
             }
-            delta += delta / 2 + 10;
-            if delta > 1000 {
+            delta += delta / 2 + p::aspiration_growth();
+            if delta > p::aspiration_full() {
                 alpha = -INFINITY;
                 beta = INFINITY;
             }
@@ -575,23 +581,25 @@ impl<'a> Worker<'a> {
 
         if let (false, None, Some(eval)) = (PV, excluded, eval) {
             // Reverse futility: far above beta with little depth left.
-            if depth <= 8
+            if depth <= p::rfp_depth()
                 && self.on(Feature::ReverseFutility)
                 && eval.abs() < TB_WIN_BOUND
-                && eval - 80 * (depth - i32::from(improving)) >= beta
+                && eval - p::rfp_margin() * (depth - i32::from(improving)) >= beta
             {
                 return eval;
             }
             // Null move: give the opponent a free move; if we still beat beta,
             // a real move will too. Not where zugzwang is likely (`has_pieces`).
-            if depth >= 3
+            if depth >= p::nmp_min_depth()
                 && self.on(Feature::NullMove)
                 && eval >= beta
                 && !self.stack[ply].null_move
                 && has_pieces(pos)
                 && let Ok(null) = pos.clone().swap_turn()
             {
-                let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
+                let r = p::nmp_base()
+                    + depth / p::nmp_depth_divisor()
+                    + ((eval - beta) / p::nmp_eval_divisor()).min(p::nmp_eval_max());
                 let null_key = null_move_key(pos, key);
                 self.shared.tt.prefetch(null_key);
                 debug_assert_eq!(null_key, position_key(&null));
@@ -618,7 +626,7 @@ impl<'a> Worker<'a> {
                 }
                 if score >= beta {
                     let score = if score >= TB_WIN_BOUND { beta } else { score };
-                    if depth < 10 {
+                    if depth < p::nmp_verify_depth() {
                         return score;
                     }
                     // Verification at depth: the same search without a null move.
@@ -636,13 +644,15 @@ impl<'a> Worker<'a> {
 
         // ProbCut: a good capture that beats beta by a margin in a search
         // of reduced depth would very likely beat beta in a full one.
-        let probcut_beta = beta + 200;
+        let probcut_beta = beta + p::probcut_margin();
         if let (false, None, Some(eval), Some((_, raw))) = (PV, excluded, eval, evaluated)
-            && depth >= 5
+            && depth >= p::probcut_min_depth()
             && beta.abs() < TB_WIN_BOUND
             && self.on(Feature::ProbCut)
-            && !tt
-                .is_some_and(|e| e.depth >= depth - 3 && score_from_tt(e.score, ply) < probcut_beta)
+            && !tt.is_some_and(|e| {
+                e.depth >= depth - (p::probcut_reduction() - 1)
+                    && score_from_tt(e.score, ply) < probcut_beta
+            })
         {
             let mut captures = MovePicker::new(
                 pos,
@@ -668,7 +678,7 @@ impl<'a> Worker<'a> {
                     score = -self.search::<false>(
                         &child,
                         child_key,
-                        depth - 4,
+                        depth - p::probcut_reduction(),
                         ply + 1,
                         -probcut_beta,
                         -probcut_beta + 1,
@@ -685,7 +695,7 @@ impl<'a> Worker<'a> {
                         encode_move(m),
                         score_to_tt(score, ply),
                         raw,
-                        depth - 3,
+                        depth - (p::probcut_reduction() - 1),
                         Bound::Lower,
                     );
                     return score;
@@ -703,7 +713,11 @@ impl<'a> Worker<'a> {
         );
         let tt_move = picker.tt_move;
         // Internal iterative reduction: no move to try first, so search less.
-        if tt_move.is_none() && depth >= 4 && (PV || cut_node) && self.on(Feature::Iir) {
+        if tt_move.is_none()
+            && depth >= p::iir_min_depth()
+            && (PV || cut_node)
+            && self.on(Feature::Iir)
+        {
             depth -= 1;
         }
         if picker.legal_count == 0 {
@@ -729,7 +743,7 @@ impl<'a> Worker<'a> {
             }
             _ => None,
         };
-        let lmp_limit = (3 + depth * depth) as usize / (2 - usize::from(improving));
+        let lmp_limit = (p::lmp_base() + depth * depth) as usize / (2 - usize::from(improving));
 
         // Pruning needs pieces to move: with pawns alone, zugzwang rules.
         let prunable = has_pieces(pos);
@@ -749,28 +763,31 @@ impl<'a> Worker<'a> {
                 if quiet {
                     // Late move pruning: the quiet moves ordered last.
                     // Both conditions hold for every later quiet move too.
-                    if depth <= 8 && tried_before >= lmp_limit && self.on(Feature::Lmp) {
+                    if depth <= p::lmp_depth() && tried_before >= lmp_limit && self.on(Feature::Lmp)
+                    {
                         picker.skip_quiets();
                         continue;
                     }
                     // Futility: a quiet move cannot lift a hopeless eval to alpha.
                     if !in_check
-                        && lmr_depth <= 8
+                        && lmr_depth <= p::futility_depth()
                         && self.on(Feature::Futility)
-                        && eval.is_some_and(|e| e + 100 + 100 * lmr_depth <= alpha)
+                        && eval.is_some_and(|e| {
+                            e + p::futility_base() + p::futility_margin() * lmr_depth <= alpha
+                        })
                     {
                         picker.skip_quiets();
                         continue;
                     }
-                    if lmr_depth <= 8
+                    if lmr_depth <= p::see_quiet_depth()
                         && self.on(Feature::SeePruning)
-                        && !see_ge(pos, m, -30 * lmr_depth * lmr_depth)
+                        && !see_ge(pos, m, -p::see_quiet_margin() * lmr_depth * lmr_depth)
                     {
                         continue;
                     }
-                } else if depth <= 6
+                } else if depth <= p::see_noisy_depth()
                     && self.on(Feature::SeePruning)
-                    && !see_ge(pos, m, -100 * depth)
+                    && !see_ge(pos, m, -p::see_noisy_margin() * depth)
                 {
                     continue;
                 }
@@ -787,23 +804,27 @@ impl<'a> Worker<'a> {
                     -self.search::<PV>(&child, child_key, new_depth, ply + 1, -beta, -alpha, false);
             } else {
                 let mut r = 0;
-                if depth >= 3 && searched > usize::from(PV) && self.on(Feature::Lmr) {
+                if depth >= p::lmr_min_depth()
+                    && searched > usize::from(PV)
+                    && self.on(Feature::Lmr)
+                {
                     // `fine` is in 1/RESOLUTION plies; `one` is a whole ply.
                     let one = RESOLUTION;
                     let mut fine = self.reduction(depth, tried);
-                    fine -= one * i32::from(PV);
-                    fine += one * i32::from(cut_node);
-                    fine += one * i32::from(!improving);
-                    fine -= one * i32::from(gives_check);
+                    fine -= p::lmr_pv() * i32::from(PV);
+                    fine += p::lmr_cut_node() * i32::from(cut_node);
+                    fine += p::lmr_not_improving() * i32::from(!improving);
+                    fine -= p::lmr_gives_check() * i32::from(gives_check);
                     if quiet {
-                        // A ply less or more for every 12,288 of history.
-                        fine -= self.history.quiet_score(pos.turn(), m, &context) * one / 12_288;
+                        // A ply less or more for every `lmr_history_divisor` of history.
+                        fine -= self.history.quiet_score(pos.turn(), m, &context) * one
+                            / p::lmr_history_divisor();
                         // Killers and the counter move refuted a sibling: trust them more.
-                        fine -= one * i32::from(picker.is_special(m));
+                        fine -= p::lmr_special() * i32::from(picker.is_special(m));
                         // A capture as TT move: the quiet moves are likely worse.
-                        fine += one * i32::from(tt_move.is_some_and(is_noisy));
+                        fine += p::lmr_tt_capture() * i32::from(tt_move.is_some_and(is_noisy));
                     } else {
-                        fine -= one;
+                        fine -= p::lmr_noisy();
                     }
                     r = fine.div_euclid(one).clamp(0, (new_depth - 1).max(0));
                 }
@@ -931,8 +952,8 @@ impl<'a> Worker<'a> {
         tt_move: Move,
     ) -> Option<Singular> {
         let tt_score = score_from_tt(entry.score, ply);
-        if depth < 7
-            || entry.depth < depth - 3
+        if depth < p::singular_min_depth()
+            || entry.depth < depth - p::singular_tt_depth()
             || entry.bound == Bound::Upper
             || tt_score.abs() >= TB_WIN_BOUND
             || ply >= 2 * self.root_depth as usize
@@ -940,7 +961,7 @@ impl<'a> Worker<'a> {
         {
             return None;
         }
-        let singular_beta = tt_score - 2 * depth;
+        let singular_beta = tt_score - p::singular_margin() * depth;
         self.stack[ply].excluded = Some(tt_move);
         let score = self.search::<false>(
             pos,
@@ -1028,7 +1049,10 @@ impl<'a> Worker<'a> {
             // Delta pruning: even winning the piece cannot reach alpha.
             if let Some(sp) = stand_pat
                 && m.promotion().is_none()
-                && sp + m.capture().map_or(0, |r| super::see::SEE_VALUE[r as usize]) + 200 <= alpha
+                && sp
+                    + m.capture().map_or(0, |r| super::see::SEE_VALUE[r as usize])
+                    + p::qsearch_delta()
+                    <= alpha
             {
                 continue;
             }

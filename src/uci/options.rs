@@ -171,7 +171,24 @@ impl Options {
                 Kind::Text(d) => format!("option name {name} type string default {d}"),
                 Kind::Button => format!("option name {name} type button"),
             })
+            .chain(Self::tune_declarations())
             .collect()
+    }
+
+    /// In a `tune` build, every search parameter as a spin option.
+    #[cfg(feature = "tune")]
+    fn tune_declarations() -> impl Iterator<Item = String> {
+        crate::search::params::ALL.iter().map(|p| {
+            format!(
+                "option name {} type spin default {} min {} max {}",
+                p.name, p.default, p.min, p.max
+            )
+        })
+    }
+
+    #[cfg(not(feature = "tune"))]
+    fn tune_declarations() -> impl Iterator<Item = String> {
+        std::iter::empty()
     }
 
     /// Sets an option from `setoption`; on error nothing changes and the
@@ -179,6 +196,18 @@ impl Options {
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, String> {
         let Some((declared, kind)) = DECLARED.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))
         else {
+            #[cfg(feature = "tune")]
+            if crate::search::params::ALL
+                .iter()
+                .any(|p| p.name.eq_ignore_ascii_case(name))
+            {
+                let value = value.unwrap_or("").trim();
+                let v = value.parse::<i32>().map_err(|_| {
+                    format!("invalid value for {name}: '{value}' (expected an integer)")
+                })?;
+                crate::search::params::set(name, v)?;
+                return Ok(Change::Other);
+            }
             return Err(format!("no such option: {name}"));
         };
         let value = value.unwrap_or("").trim();
@@ -325,6 +354,21 @@ mod tests {
             o.set("Syzygy", Some("x")),
             Err("no such option: Syzygy".to_string())
         );
+    }
+
+    #[test]
+    fn search_parameters_are_options_only_in_a_tune_build() {
+        let lines = Options::declarations();
+        let tunable = "option name rfp_margin type spin default 80 min 30 max 160";
+        assert_eq!(lines.contains(&tunable.to_string()), cfg!(feature = "tune"));
+        let mut o = Options::default();
+        let set = o.set("rfp_margin", Some("80"));
+        if cfg!(feature = "tune") {
+            assert_eq!(set, Ok(Change::Other));
+            assert!(o.set("rfp_margin", Some("5000")).is_err());
+        } else {
+            assert_eq!(set, Err("no such option: rfp_margin".to_string()));
+        }
     }
 
     #[test]
