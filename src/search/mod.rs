@@ -53,6 +53,9 @@ pub struct SearchLimits {
     /// Plies; `None` searches as deep as the search can go.
     pub depth: Option<u32>,
     pub nodes: Option<u64>,
+    /// Stop after the iteration in which this many nodes were passed: an
+    /// iteration is finished rather than cut off (`nodes` stays a hard cap).
+    pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves is found.
     pub mate: Option<u64>,
     pub time: TimeLimit,
@@ -96,6 +99,7 @@ struct Limits {
     ponder: bool,
     depth: i32,
     nodes: Option<u64>,
+    soft_nodes: Option<u64>,
     mate: Option<u64>,
     budget: Option<TimeBudget>,
 }
@@ -112,6 +116,7 @@ impl Limits {
                 (Some(n), Some(c)) => Some(n.min(c)),
                 (n, c) => n.or(c),
             },
+            soft_nodes: limits.soft_nodes,
             mate: limits.mate,
             budget: TimeBudget::new(limits.time, limits.move_overhead_ms),
         }
@@ -222,7 +227,12 @@ impl Shared<'_> {
                 0
             }
         };
-        if outcome.depth >= self.limits.depth {
+        if outcome.depth >= self.limits.depth
+            || self
+                .limits
+                .soft_nodes
+                .is_some_and(|n| self.nodes.load(Ordering::Relaxed) >= n)
+        {
             return true;
         }
         if let Some(n) = self.limits.mate
