@@ -533,4 +533,36 @@ mod tests {
         }
         assert_eq!(wdl(0, 78).0, wdl(0, 78).2);
     }
+
+    fn search_start(limits: SearchLimits) -> SearchResult {
+        let engine = Engine::new(1, 1).expect("a 1 MB table");
+        let request = SearchRequest::new(Game::default(), limits);
+        engine.search(&request, &report::Silent, &Signals::default())
+    }
+
+    #[test]
+    fn a_soft_node_limit_finishes_the_iteration_that_passes_it() {
+        // Depth 1 of the start position searches 20 moves: past 1 node,
+        // under the hard cap, so exactly that iteration completes.
+        let soft = search_start(SearchLimits {
+            soft_nodes: Some(1),
+            nodes: Some(1_000_000),
+            ..SearchLimits::default()
+        });
+        assert_eq!(soft.depth, 1);
+        assert!(soft.nodes > 1 && soft.nodes < 1_000_000, "{}", soft.nodes);
+        // A soft limit past a depth's nodes lets more iterations finish;
+        // a hard cap below it still stops the search.
+        let deeper = search_start(SearchLimits {
+            soft_nodes: Some(soft.nodes + 1),
+            ..SearchLimits::default()
+        });
+        assert!(deeper.depth > 1, "{}", deeper.depth);
+        let capped = search_start(SearchLimits {
+            soft_nodes: Some(1_000_000),
+            nodes: Some(2_000),
+            ..SearchLimits::default()
+        });
+        assert!(capped.nodes <= 2_000 + 64, "{}", capped.nodes);
+    }
 }
