@@ -5,7 +5,8 @@
 //! progress, and the same command resumes it).
 //!
 //! Each game starts from a random book position (or the start position) and
-//! a few random legal plies. The result is the rules' verdict (mate,
+//! a few random legal plies (a search that finds the start lopsided
+//! rejects it). The result is the rules' verdict (mate,
 //! stalemate, repetition, fifty moves, dead position); to save time a game is
 //! also adjudicated when the score stays beyond ±`WIN_SCORE` for `WIN_PLIES`
 //! plies (the leader wins) or, after move 40, within ±`DRAW_SCORE` for
@@ -42,9 +43,13 @@ pub struct Settings {
     /// Games in each chunk file: a run cut short loses at most one chunk
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
     pub chunk_games: u64,
-    /// Nodes searched for each move
+    /// Nodes searched for each move (with --soft-nodes: the hard cap)
     #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
+    /// A soft node limit: each search finishes the iteration in which it
+    /// passes this many nodes (--nodes stays the hard cap)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub soft_nodes: Option<u64>,
     /// Games played at once, one per thread
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
@@ -54,6 +59,14 @@ pub struct Settings {
     /// Random legal plies played after the book position
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(0..=40))]
     pub random_plies: u8,
+    /// Up to this many more random plies, the number drawn per game (so
+    /// that openings differ in length and side to move)
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=40))]
+    pub random_plies_spread: u8,
+    /// A game whose first search scores the start beyond this many
+    /// centipawns for either side is not played
+    #[arg(long, default_value_t = WIN_SCORE, value_parser = clap::value_parser!(i32).range(1..=30000))]
+    pub opening_max_score: i32,
     /// Seed of the openings: the same seed plays the same games
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -216,7 +229,13 @@ fn play_game(
     engine: &Engine,
 ) -> Option<GameRecord> {
     let mut game = Game::new(book[rng.below(book.len())].clone(), CastlingMode::Standard);
-    for _ in 0..settings.random_plies {
+    // No draw for the spread when there is none: runs made before it
+    // existed resume with the same games.
+    let spread = match settings.random_plies_spread {
+        0 => 0,
+        s => rng.below(usize::from(s) + 1),
+    };
+    for _ in 0..usize::from(settings.random_plies) + spread {
         let moves = game.position().legal_moves();
         if moves.is_empty() {
             return None;
@@ -225,6 +244,7 @@ fn play_game(
     }
     let limits = SearchLimits {
         nodes: Some(settings.nodes),
+        soft_nodes: settings.soft_nodes,
         ..SearchLimits::default()
     };
     let signals = Signals::default();
@@ -258,7 +278,7 @@ fn play_game(
             -score
         };
         // An opening the random plies spoiled teaches nothing.
-        if plies.is_empty() && white.abs() > WIN_SCORE {
+        if plies.is_empty() && white.abs() > settings.opening_max_score {
             return None;
         }
         // The last ply before an adjudication is kept too: its move was

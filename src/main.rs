@@ -36,6 +36,19 @@ enum Tool {
     Datagen(DatagenArgs),
     /// Train a neural network (NNUE) on self-play positions and write it quantised
     Train(qilin::train::Settings),
+    /// Count what a run of self-play data holds: games, positions, bytes, distinct openings
+    DataStats(DataStatsArgs),
+}
+
+#[derive(clap::Args)]
+struct DataStatsArgs {
+    /// Run folders or game files
+    #[arg(required = true, value_name = "RUN")]
+    runs: Vec<String>,
+    /// The ply after each game's recorded start (its opening: book line and
+    /// random plies) at which games are compared
+    #[arg(long, default_value_t = 16)]
+    ply: usize,
 }
 
 #[derive(clap::Args)]
@@ -159,7 +172,36 @@ fn main() -> ExitCode {
             failure_of("datagen", qilin::datagen::run(&a.settings, net))
         }
         Some(Tool::Train(settings)) => failure_of("train", qilin::train::run(&settings)),
+        Some(Tool::DataStats(a)) => data_stats(&a),
     }
+}
+
+fn data_stats(args: &DataStatsArgs) -> ExitCode {
+    let quiet = qilin::data::Filter::quiet(qilin::search::tt::MATE_BOUND);
+    println!("run games positions quiet bytes/position distinct-starts reached@ply distinct share");
+    for run in &args.runs {
+        match qilin::data::run_stats(std::path::Path::new(run), args.ply, &quiet) {
+            Ok(s) => println!(
+                "{run} {} {} {} ({:.1}%) {:.2} {} ({:.1}%) {}@{} {} {:.1}%",
+                s.games,
+                s.positions,
+                s.quiet,
+                100.0 * s.quiet as f64 / s.positions.max(1) as f64,
+                s.bytes_per_position(),
+                s.distinct_starts,
+                100.0 * s.distinct_starts as f64 / s.games.max(1) as f64,
+                s.reached,
+                s.ply,
+                s.distinct,
+                100.0 * s.distinct_share(),
+            ),
+            Err(e) => {
+                eprintln!("data-stats: {run}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn perft(args: &PerftArgs) -> ExitCode {

@@ -12,6 +12,7 @@
 mod chunks;
 mod games;
 mod record;
+mod stats;
 #[cfg(test)]
 mod testutil;
 mod training;
@@ -19,4 +20,5 @@ mod training;
 pub use chunks::{ChunkWriter, read_chunk, training_files};
 pub use games::{GameReader, GameRecord, GameWriter, Ply};
 pub use record::{RECORD_SIZE, Record};
+pub use stats::{RunStats, game_stats, run_stats};
 pub use training::{Filter, LegacyReader, TrainingPosition, TrainingReader, open_training};

@@ -54,6 +54,9 @@ pub struct SearchLimits {
     /// Plies; `None` searches as deep as the search can go.
     pub depth: Option<u32>,
     pub nodes: Option<u64>,
+    /// Stop after the iteration in which this many nodes were passed: an
+    /// iteration is finished rather than cut off (`nodes` stays a hard cap).
+    pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves is found.
     pub mate: Option<u64>,
     pub time: TimeLimit,
@@ -97,6 +100,7 @@ struct Limits {
     ponder: bool,
     depth: i32,
     nodes: Option<u64>,
+    soft_nodes: Option<u64>,
     mate: Option<u64>,
     budget: Option<TimeBudget>,
 }
@@ -113,6 +117,7 @@ impl Limits {
                 (Some(n), Some(c)) => Some(n.min(c)),
                 (n, c) => n.or(c),
             },
+            soft_nodes: limits.soft_nodes,
             mate: limits.mate,
             budget: TimeBudget::new(limits.time, limits.move_overhead_ms),
         }
@@ -223,7 +228,12 @@ impl Shared<'_> {
                 0
             }
         };
-        if outcome.depth >= self.limits.depth {
+        if outcome.depth >= self.limits.depth
+            || self
+                .limits
+                .soft_nodes
+                .is_some_and(|n| self.nodes.load(Ordering::Relaxed) >= n)
+        {
             return true;
         }
         if let Some(n) = self.limits.mate
@@ -526,5 +536,37 @@ mod tests {
             }
         }
         assert_eq!(wdl(0, 78).0, wdl(0, 78).2);
+    }
+
+    fn search_start(limits: SearchLimits) -> SearchResult {
+        let engine = Engine::new(1, 1).expect("a 1 MB table");
+        let request = SearchRequest::new(Game::default(), limits);
+        engine.search(&request, &report::Silent, &Signals::default())
+    }
+
+    #[test]
+    fn a_soft_node_limit_finishes_the_iteration_that_passes_it() {
+        // Depth 1 of the start position searches 20 moves: past 1 node,
+        // under the hard cap, so exactly that iteration completes.
+        let soft = search_start(SearchLimits {
+            soft_nodes: Some(1),
+            nodes: Some(1_000_000),
+            ..SearchLimits::default()
+        });
+        assert_eq!(soft.depth, 1);
+        assert!(soft.nodes > 1 && soft.nodes < 1_000_000, "{}", soft.nodes);
+        // A soft limit past a depth's nodes lets more iterations finish;
+        // a hard cap below it still stops the search.
+        let deeper = search_start(SearchLimits {
+            soft_nodes: Some(soft.nodes + 1),
+            ..SearchLimits::default()
+        });
+        assert!(deeper.depth > 1, "{}", deeper.depth);
+        let capped = search_start(SearchLimits {
+            soft_nodes: Some(1_000_000),
+            nodes: Some(2_000),
+            ..SearchLimits::default()
+        });
+        assert!(capped.nodes <= 2_000 + 64, "{}", capped.nodes);
     }
 }

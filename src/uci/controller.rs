@@ -519,6 +519,7 @@ pub fn search_limits(go: &GoParams, side: Color, move_overhead_ms: u64) -> Searc
     let mut limits = SearchLimits {
         depth: go.depth.map(|d| d.min(u64::from(u32::MAX)) as u32),
         nodes: go.nodes,
+        soft_nodes: None,
         mate: go.mate,
         time,
         ponder: go.ponder,
