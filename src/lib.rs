@@ -1,6 +1,7 @@
 //! Qilin, a UCI chess engine. See docs/architecture.md for the architecture.
 
 pub mod analyse;
+pub mod annotate;
 pub mod bench;
 pub mod data;
 pub mod datagen;

@@ -36,6 +36,8 @@ enum Tool {
     Datagen(DatagenArgs),
     /// Train a neural network (NNUE) on self-play positions and write it quantised
     Train(qilin::train::Settings),
+    /// Annotate the games of a PGN file: evaluations, mistakes, missed draw claims, illegal moves
+    Annotate(AnnotateArgs),
     /// Count what a run of self-play data holds: games, positions, bytes, distinct openings
     DataStats(DataStatsArgs),
 }
@@ -89,6 +91,14 @@ struct EvalArgs {
 struct AnalyseArgs {
     #[command(flatten)]
     args: qilin::analyse::AnalyseArgs,
+    #[command(flatten)]
+    net: NetArg,
+}
+
+#[derive(clap::Args)]
+struct AnnotateArgs {
+    #[command(flatten)]
+    args: qilin::annotate::AnnotateArgs,
     #[command(flatten)]
     net: NetArg,
 }
@@ -173,6 +183,17 @@ fn main() -> ExitCode {
         }
         Some(Tool::Train(settings)) => failure_of("train", qilin::train::run(&settings)),
         Some(Tool::DataStats(a)) => data_stats(&a),
+        Some(Tool::Annotate(a)) => {
+            let net = match a.net.resolve("annotate") {
+                Ok(net) => net,
+                Err(code) => return code,
+            };
+            match qilin::annotate::run(&a.args, net) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(qilin::annotate::Failure::Usage(e)) => usage_error("annotate", &e),
+                Err(qilin::annotate::Failure::Run(e)) => failure_of::<()>("annotate", Err(e)),
+            }
+        }
     }
 }
 
