@@ -175,7 +175,10 @@ fn table_kind(file: &Path) -> Option<TableKind> {
 /// damaged (shakmaty-syzygy would only find out when probing it).
 fn check_file(file: &Path, kind: TableKind) -> Result<(), String> {
     let mut magic = [0u8; 4];
-    let read = std::fs::File::open(file).and_then(|mut f| f.read_exact(&mut magic));
+    // Only a regular file is opened: opening a FIFO would block for ever.
+    let read = crate::files::regular_file_len(file)
+        .and_then(|_| std::fs::File::open(file))
+        .and_then(|mut f| f.read_exact(&mut magic));
     let expected = match kind {
         TableKind::Wdl => WDL_MAGIC,
         TableKind::Dtz => DTZ_MAGIC,
