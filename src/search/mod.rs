@@ -10,6 +10,7 @@ pub mod correction;
 mod engine;
 pub mod features;
 pub mod history;
+pub mod memory;
 pub mod movepick;
 pub mod report;
 pub mod see;
