@@ -335,3 +335,47 @@ fn missing_folders_and_damaged_files_are_named_and_the_engine_plays_on() {
     assert!(e.ask("setoption name SyzygyPath value <empty>").is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A table whose first bytes are right but whose body is damaged loads
+/// (only a probe can tell), and used to fail without a word (`tbhits 0`).
+/// The first probe that fails says so with one error line, once for the
+/// table however often it is probed; the search goes on without it.
+#[test]
+fn a_table_damaged_past_its_header_is_named_once_when_probed() {
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("syzygy-body-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp folder");
+    std::fs::copy(tables_folder().join("KQvK.rtbz"), dir.join("KQvK.rtbz")).expect("copy");
+    let mut wdl = std::fs::read(tables_folder().join("KQvK.rtbw")).expect("read");
+    // The magic number and the table's flags stay; the rest is overwritten.
+    wdl[8..].fill(0xff);
+    std::fs::write(dir.join("KQvK.rtbw"), &wdl).expect("write");
+    let mut e = Engine::start();
+    assert_eq!(
+        e.ask(&format!(
+            "setoption name SyzygyPath value {}",
+            dir.display()
+        )),
+        vec!["info string Found 1 tablebases (1 with DTZ, up to 3 pieces)"]
+    );
+    e.send("position fen 8/8/8/2k5/8/8/6Q1/7K w - - 0 1");
+    let lines = e.go("depth 6");
+    assert_eq!(
+        info_strings(&lines),
+        vec![
+            "info string error: Syzygy probe failed for KQvK (WDL): the file is damaged; \
+             searching on without it"
+        ],
+        "{lines:#?}"
+    );
+    assert_eq!(last_tbhits(&lines), 0);
+    assert!(last_score(&lines) < TB_WIN_BOUND, "{lines:#?}");
+    assert_eq!(bestmove(&lines).len(), 4, "{lines:#?}");
+    // Probed again: told no more.
+    e.send("position fen 8/8/8/3k4/8/8/5Q2/6K1 w - - 0 1");
+    let lines = e.go("depth 6");
+    assert!(info_strings(&lines).is_empty(), "{lines:#?}");
+    assert_eq!(bestmove(&lines).len(), 4, "{lines:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
