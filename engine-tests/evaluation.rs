@@ -349,3 +349,78 @@ fn a_damaged_net_file_is_refused_with_one_error() {
         );
     }
 }
+
+/// What cannot be a net is refused from its metadata, at once and unread,
+/// with one error line, and the net in use stays: a FIFO (opening one
+/// blocks until a writer comes, and the engine hung for good, deaf to
+/// `quit`), a device (`/dev/zero` was read until memory ran out), a file
+/// far longer than any net (a 2 GiB one was read whole before its header
+/// was looked at), a folder.
+#[cfg(target_os = "linux")]
+#[test]
+fn what_cannot_be_a_net_is_refused_unread() {
+    use std::time::{Duration, Instant};
+    let scratch = Scratch::new("evalfile-kinds");
+    let good = scratch.file("good.nnue");
+    write_random_net(&good);
+    let fifo = scratch.file("fifo.nnue");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    // Sparse: no disk space, no time to write.
+    let huge = scratch.file("huge.nnue");
+    let file = std::fs::File::create(&huge).expect("create");
+    file.set_len(2 << 30).expect("set_len");
+    drop(file);
+    let folder = scratch.file("");
+    let folder = folder.trim_end_matches('/');
+    let largest = qilin::nnue::network::MAX_FILE_LEN;
+    let mut e = Engine::start();
+    assert_eq!(
+        e.ask(&format!("setoption name EvalFile value {good}"))
+            .len(),
+        1
+    );
+    let keeping = format!("keeping the net {good} (64 hidden)");
+    for (path, reason) in [
+        (
+            fifo.as_str(),
+            format!("cannot read the net: {fifo}: not a regular file but a FIFO"),
+        ),
+        (
+            "/dev/zero",
+            "cannot read the net: /dev/zero: not a regular file but a character device".into(),
+        ),
+        (
+            huge.as_str(),
+            format!(
+                "not a Qilin net: 2147483648 bytes, longer than the largest net \
+                 ({largest} bytes, 4096 hidden)"
+            ),
+        ),
+        (
+            folder,
+            format!("cannot read the net: {folder}: not a regular file but a folder"),
+        ),
+    ] {
+        let sent = Instant::now();
+        let lines = e.ask(&format!("setoption name EvalFile value {path}"));
+        assert_eq!(
+            lines,
+            [format!(
+                "info string error: EvalFile '{path}': {reason}; {keeping}"
+            )]
+        );
+        assert!(
+            sent.elapsed() < Duration::from_secs(1),
+            "{path}: {:?}",
+            sent.elapsed()
+        );
+    }
+    assert!(e.ask("eval")[0].starts_with("net: (768 -> 64)"));
+    let lines = e.go("depth 2");
+    assert!(lines.last().is_some_and(|l| l.starts_with("bestmove ")));
+    e.close();
+}

@@ -129,11 +129,19 @@ fn ponder_waits_for_ponderhit_or_stop() {
     }
 }
 
+/// Black's legal moves after 1.e4 e5 2.Nf3, as python-chess 1.11.2 lists
+/// them (`chess.Board().legal_moves` after the three moves): an oracle apart
+/// from the engine's own move generator.
+const LEGAL_AFTER_E4_E5_NF3: &str = "a7a5 a7a6 b7b5 b7b6 b8a6 b8c6 c7c5 c7c6 d7d5 d7d6 \
+    d8e7 d8f6 d8g5 d8h4 e8e7 f7f5 f7f6 f8a3 f8b4 f8c5 f8d6 f8e7 g7g5 g7g6 g8e7 g8f6 g8h6 \
+    h7h5 h7h6";
+
 #[test]
 fn one_bestmove_per_go_and_it_is_legal() {
     let mut e = Engine::start();
     e.ask("position startpos moves e2e4 e7e5 g1f3");
-    let legal = e.legal_moves();
+    let legal = moves(LEGAL_AFTER_E4_E5_NF3);
+    assert_eq!(legal.len(), 29);
     for _ in 0..3 {
         let lines = e.go("depth 1");
         let best = lines

@@ -2,8 +2,7 @@
 # Soak run: Qilin against itself (or a second binary) for many games, looking for
 # time forfeits, illegal moves, crashes/disconnects and stalls. Not part of `make test`.
 #
-# Uses cutechess-cli when found ($CUTECHESS, then PATH, then /work/tools/cutechess-cli),
-# otherwise the lab runner engine-tests/lab/match.py (which cannot ponder).
+# Uses cutechess-cli when found ($CUTECHESS, then PATH), otherwise the lab runner engine-tests/lab/match.py (which cannot ponder).
 # Every setting (threads x ponder) is one match; after each, a one-line summary:
 #   games N  forfeits F  illegal I  crashes C  stalls S  lowest-clock-left Xms
 # Exit status: 0 clean, 1 a forfeit/illegal move/crash/stall (or an incomplete match),
@@ -39,8 +38,8 @@ usage: engine-tests/soak.sh [options]          (each option also as an env var)
 
 A setting is one (threads, ponder) pair; with --threads 1,2 --ponder off,on four matches
 are played. Files go to OUT/<date-time>/<setting>.{pgn,log,stderr}.
-The book default only exists once engine-tests/books lands; until then pass
-BOOK=/work/shared/books/8moves_2000.epd.
+The book default is in the repository (engine-tests/books); paths are taken from the
+repository's root.
 
 Lowest clock left: the least time a side had left just after a move, before its
 increment (its margin against a time forfeit). From cutechess it is replayed from the
@@ -296,7 +295,7 @@ ENGINE=$(abspath "$ENGINE")
 OPPONENT=$(abspath "${OPPONENT:-$ENGINE}")
 [[ -x $OPPONENT ]] || die "opponent not found or not executable: $OPPONENT"
 BOOK=$(abspath "$BOOK")
-[[ -f $BOOK ]] || die "opening book not found: $BOOK (try BOOK=/work/shared/books/8moves_2000.epd)"
+[[ -f $BOOK ]] || die "opening book not found: $BOOK (the repository holds engine-tests/books/8moves_2000.epd)"
 [[ $GAMES =~ ^[0-9]+$ && $GAMES -ge 2 ]] || die "--games must be a number >= 2"
 if (( GAMES % 2 )); then GAMES=$((GAMES + 1)); echo "soak.sh: games rounded up to $GAMES (pairs)"; fi
 [[ $CONCURRENCY =~ ^[1-9][0-9]*$ ]] || die "--concurrency must be a positive number"
@@ -311,11 +310,11 @@ for p in "${PONDER_LIST[@]}"; do [[ $p == on || $p == off ]] || die "bad ponder 
 
 CUTECHESS_BIN=
 if [[ $RUNNER == auto || $RUNNER == cutechess ]]; then
-    for c in "${CUTECHESS:-}" "$(command -v cutechess-cli 2>/dev/null || true)" /work/tools/cutechess-cli; do
+    for c in "${CUTECHESS:-}" "$(command -v cutechess-cli 2>/dev/null || true)"; do
         if [[ -n $c && -x $c ]]; then CUTECHESS_BIN=$c; break; fi
     done
     if [[ -z $CUTECHESS_BIN ]]; then
-        [[ $RUNNER == cutechess ]] && die "cutechess-cli not found (CUTECHESS=path, PATH, /work/tools/cutechess-cli)"
+        [[ $RUNNER == cutechess ]] && die "cutechess-cli not found (CUTECHESS=path or PATH)"
         RUNNER=lab
     else
         RUNNER=cutechess

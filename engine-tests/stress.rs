@@ -1228,9 +1228,12 @@ fn reported_time(lines: &[String]) -> Option<u64> {
 /// Measured from the moment `go` is written, as cutechess and fastchess do.
 /// The answer must come within the clock (30 ms). Pipe and scheduling
 /// latency on a loaded 2-core runner can add some milliseconds that are not
-/// the engine's: up to 60 ms is accepted only when the engine's own `time`
-/// shows it stopped at 15 ms or less, half its clock, so that its budget was
-/// clearly inside the clock and the rest was transport.
+/// the engine's: up to 60 ms is accepted. In every case the engine's own
+/// `time` must show it stopped at 15 ms or less, half its clock (its budget
+/// is 1 ms): a KPK position, because the first search of a fresh engine
+/// once built the KPK table on its clock (33 ms when it was fixed; `isready`
+/// now builds it, `eval::prepare`). A build that fitted in 30 ms passed the
+/// wall-clock check alone; the engine's own time shows it.
 #[test]
 fn a_fresh_engine_answers_within_a_30_ms_clock() {
     let _serial = serial();
@@ -1250,8 +1253,7 @@ fn a_fresh_engine_answers_within_a_30_ms_clock() {
         gui.fail(e);
     }
     let own = reported_time(&out);
-    let within = took <= Duration::from_millis(30)
-        || (took <= Duration::from_millis(60) && own.is_some_and(|ms| ms <= 15));
+    let within = took <= Duration::from_millis(60) && own.is_some_and(|ms| ms <= 15);
     if !within {
         gui.fail(format!(
             "bestmove {took:?} after go on a 30 ms clock (engine's own time: {own:?} ms): lost on time"
@@ -1265,24 +1267,33 @@ fn a_fresh_engine_answers_within_a_30_ms_clock() {
 // 7. Huge clock values
 // ---------------------------------------------------------------------------
 
-/// No panic, no overflow into "no time at all" or "forever": `stop` after
-/// 200 ms gives one legal bestmove (if none came by itself), and the engine
-/// goes on answering.
+/// No panic, no overflow into "no time at all" or "forever": a search
+/// given (nearly) endless time is still thinking after 200 ms, and `stop`
+/// then gives one legal bestmove; one with 1 ms on its clock has answered
+/// by itself within those 200 ms, however large its increment. Then the
+/// engine goes on answering. (`wtime 18446744073709551615 winc 1` once
+/// wrapped to a 1 ms budget: a bestmove by itself at once.)
 #[test]
 fn huge_clock_values_do_not_break_the_search() {
     let _serial = serial();
     const MAX: &str = "18446744073709551615";
+    // The fields, and whether the search must end by itself within 200 ms
+    // (else it must not).
     let cases = [
-        format!("wtime {MAX} winc 1"),
-        format!("wtime {MAX} btime {MAX} winc {MAX} binc {MAX} movestogo 1000"),
-        format!("wtime {MAX} btime {MAX} movestogo {MAX}"),
-        format!("wtime {MAX} movestogo 1"),
-        format!("wtime 1 btime 1 winc {MAX} binc {MAX}"),
-        format!("movetime {MAX}"),
-        format!("nodes {MAX}"),
-        format!("depth {MAX}"),
+        (format!("wtime {MAX} winc 1"), false),
+        (
+            format!("wtime {MAX} btime {MAX} winc {MAX} binc {MAX} movestogo 1000"),
+            false,
+        ),
+        (format!("wtime {MAX} btime {MAX} movestogo {MAX}"), false),
+        (format!("wtime {MAX} movestogo 1"), false),
+        (format!("wtime {MAX}"), false),
+        (format!("wtime 1 btime 1 winc {MAX} binc {MAX}"), true),
+        (format!("movetime {MAX}"), false),
+        (format!("nodes {MAX}"), false),
+        (format!("depth {MAX}"), false),
     ];
-    for fields in cases {
+    for (fields, ends_by_itself) in cases {
         let go = format!("go {fields}");
         let mut gui = Gui::start(format!("`{go}`"));
         gui.send("position startpos");
@@ -1296,6 +1307,13 @@ fn huge_clock_values_do_not_break_the_search() {
                 None if gui.eof => gui.fail("the output ended (did the engine exit?)"),
                 None => {}
             }
+        }
+        match (ends_by_itself, bestmoves(&out).is_empty()) {
+            (true, true) => gui.fail("no bestmove within 200 ms on a 1 ms clock"),
+            (false, false) => gui.fail(format!(
+                "a bestmove by itself within 200 ms, with endless time: {out:?}"
+            )),
+            _ => {}
         }
         if bestmoves(&out).is_empty() {
             gui.send("stop");

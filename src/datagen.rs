@@ -132,12 +132,17 @@ impl Totals {
     }
 }
 
+/// The largest book read: far beyond any EPD book of openings (the
+/// 2,000-line book is 100 KB), short of what would strain memory.
+const MAX_BOOK_BYTES: u64 = 256 << 20;
+
 /// The start positions of the games: a book's, or the start position.
 fn load_book(path: Option<&str>) -> Result<Vec<Chess>, String> {
     let Some(path) = path else {
         return Ok(vec![Chess::default()]);
     };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let text = crate::files::read_regular_text(std::path::Path::new(path), MAX_BOOK_BYTES)
+        .map_err(|e| format!("{path}: {e}"))?;
     let positions: Vec<Chess> = text
         .lines()
         .filter_map(|l| Game::from_fen(l.trim(), CastlingMode::Standard).ok())

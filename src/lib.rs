@@ -6,6 +6,7 @@ pub mod bench;
 pub mod data;
 pub mod datagen;
 pub mod eval;
+pub mod files;
 pub mod game;
 pub mod nnue;
 pub mod perft;

@@ -4,9 +4,13 @@
 # thread, 16 MB, without tables and with them; prints the last info line's
 # nodes, nps, tbhits and time for each.
 # Usage: engine-tests/tools/syzygy_nps.sh [qilin binary] [tables folder] [depth]
+# By default the binary `make` builds and the 3- and 4-piece tables of
+# engine-tests/syzygy (only some captures reach them; a folder of all 3-5
+# piece tables shows more).
 set -euo pipefail
-QILIN=${1:-./qilin}
-TABLES=${2:-../shared/syzygy}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+QILIN=${1:-$ROOT/qilin}
+TABLES=${2:-$ROOT/engine-tests/syzygy}
 DEPTH=${3:-16}
 FENS=(
   "8/5k2/8/3r4/8/2P5/4K3/3R4 w - - 0 1"

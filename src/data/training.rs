@@ -231,6 +231,8 @@ pub fn open_training(
     filter: Filter,
 ) -> io::Result<TrainingReader<Box<dyn Read + Send>>> {
     let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    // Only a regular file: opening a FIFO would block for ever.
+    crate::files::regular_file_len(path).map_err(named)?;
     let file = io::BufReader::new(std::fs::File::open(path).map_err(named)?);
     let mut reader = super::chunks::decompressed(file).map_err(named)?;
     let mut start = [0u8; 6];
@@ -465,32 +467,24 @@ mod tests {
         std::fs::remove_dir_all(&dir).expect("clean up");
     }
 
-    /// The shared self-play file of commit 85c0906 (needs ../shared and xz):
-    /// `cargo test --release --lib shared_legacy -- --ignored`.
+    /// The self-play records of commit 85c0906 kept in the repository
+    /// (`data/legacy`, zstd-packed): read through `open_training` as
+    /// `qilin train` reads them, and what datagen kept at 85c0906.
     #[test]
-    #[ignore]
-    fn shared_legacy_file_reads() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/selfplay/selfplay-85c0906-s9001.bin.xz"
-        );
-        let mut child = std::process::Command::new("xz")
-            .args(["-dc", path])
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("xz");
-        let out = child.stdout.take().expect("stdout");
+    fn legacy_records_in_the_repository_read() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/legacy/selfplay-85c0906-s9101.bin.zst");
         let mut n = 0;
-        for item in TrainingReader::legacy(LegacyReader::new(out), Filter::NONE).take(10_000) {
+        for item in open_training(&path, Filter::NONE)
+            .expect("open")
+            .take(10_000)
+        {
             let p = item.expect("a good record");
-            // What datagen kept at 85c0906.
             assert!(!p.position.is_check());
             assert!(i32::from(p.score).abs() < MATE_BOUND);
             assert!(p.result <= 2);
             n += 1;
         }
         assert_eq!(n, 10_000);
-        let _ = child.kill();
-        let _ = child.wait();
     }
 }

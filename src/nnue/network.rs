@@ -28,6 +28,10 @@ pub const fn file_len(hidden: usize) -> usize {
     HEADER_BYTES + 2 * INPUTS * hidden + 2 * hidden + 4 * hidden + 4 + 8
 }
 
+/// The longest net file: one of `MAX_HIDDEN` neurons (about 6.3 MB). A
+/// longer file is refused unread.
+pub const MAX_FILE_LEN: usize = file_len(MAX_HIDDEN);
+
 /// FNV-1a, 64 bits: the file's checksum.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
@@ -40,6 +44,10 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 pub enum NetError {
     /// The file could not be read.
     Io(String),
+    /// Longer than the longest net ([`MAX_FILE_LEN`]): refused unread.
+    TooLarge {
+        len: u64,
+    },
     /// Shorter than the header.
     TooShort {
         len: usize,
@@ -81,6 +89,10 @@ impl fmt::Display for NetError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NetError::Io(e) => write!(f, "cannot read the net: {e}"),
+            NetError::TooLarge { len } => write!(
+                f,
+                "not a Qilin net: {len} bytes, longer than the largest net ({MAX_FILE_LEN} bytes, {MAX_HIDDEN} hidden)"
+            ),
             NetError::TooShort { len } => write!(
                 f,
                 "not a Qilin net: {len} bytes, shorter than the {HEADER_BYTES}-byte header"
@@ -243,10 +255,16 @@ impl Network {
         })
     }
 
-    /// Reads and checks the net file at `path`.
+    /// Reads and checks the net file at `path`. Only a regular file is
+    /// opened (a FIFO would block the caller for ever, a device never end),
+    /// and only one no longer than the largest net is read.
     pub fn load(path: &std::path::Path) -> Result<Network, NetError> {
-        let bytes =
-            std::fs::read(path).map_err(|e| NetError::Io(format!("{}: {e}", path.display())))?;
+        let io = |e: std::io::Error| NetError::Io(format!("{}: {e}", path.display()));
+        let len = crate::files::regular_file_len(path).map_err(io)?;
+        if len > MAX_FILE_LEN as u64 {
+            return Err(NetError::TooLarge { len });
+        }
+        let bytes = crate::files::read_regular(path, MAX_FILE_LEN as u64).map_err(io)?;
         Network::from_bytes(&bytes)
     }
 

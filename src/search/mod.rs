@@ -10,6 +10,7 @@ pub mod correction;
 mod engine;
 pub mod features;
 pub mod history;
+pub mod memory;
 pub mod movepick;
 pub mod params;
 pub mod report;
@@ -289,6 +290,7 @@ impl Shared<'_> {
         }
         self.reported_nodes
             .store(self.nodes.load(Ordering::Relaxed), Ordering::Relaxed);
+        report_tb_failures(self.tb.as_ref().map(|tb| &*tb.tables), self.listener);
         for (i, line) in outcome.lines.iter().enumerate() {
             self.report_line(outcome.depth, line, i + 1, ScoreBound::Exact);
         }
@@ -375,6 +377,7 @@ fn run(
     let ranking = engine
         .tablebases()
         .and_then(|tb| tb.rank_root(game, &root_moves, engine.tb_config()));
+    report_tb_failures(engine.tablebases().map(|tb| &**tb), listener);
     let shared = shared_state(engine, request, root_moves, ranking, listener, signals);
     let threads = engine.pool().current_num_threads();
     let histories = if engine.histories().threads() == threads {
@@ -391,7 +394,15 @@ fn run(
         }
         outcome
     });
+    report_tb_failures(engine.tablebases().map(|tb| &**tb), listener);
     conclude(&shared, game, &outcomes, request.strength)
+}
+
+/// Tells `listener` of the tables that failed a probe since the last time.
+fn report_tb_failures(tables: Option<&Tablebases>, listener: &dyn Listener) {
+    for failure in tables.map(Tablebases::take_failures).unwrap_or_default() {
+        listener.on_tablebase_failure(&failure);
+    }
 }
 
 /// The state of a new search, its root moves ordered for the first

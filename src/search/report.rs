@@ -3,6 +3,7 @@
 //! the UCI front and `analyse` each write these records their own way, and a
 //! [`Silent`] listener makes the search skip building them at all.
 
+pub use super::tablebase::ProbeFailure;
 use super::tt::{MATE, MATE_BOUND};
 use shakmaty::Move;
 use std::time::Duration;
@@ -89,6 +90,10 @@ pub trait Listener: Sync {
     fn on_current_move(&self, _depth: i32, _mv: Move, _number: usize) {}
     /// The root position has no legal move: mate or stalemate.
     fn on_no_legal_moves(&self, _in_check: bool) {}
+    /// A tablebase file failed a probe (damaged past its header, or
+    /// unreadable): told once per table while the tables are loaded; the
+    /// search goes on without that table.
+    fn on_tablebase_failure(&self, _failure: &ProbeFailure) {}
 }
 
 /// The listener of `bench` and `datagen`: nothing is reported.

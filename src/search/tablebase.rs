@@ -9,9 +9,10 @@ use super::tt::{MATE, MATE_BOUND};
 use super::worker::child_key;
 use crate::game::Game;
 use shakmaty::{Chess, Move, Position};
-use shakmaty_syzygy::{Dtz, Tablebase, Wdl};
+use shakmaty_syzygy::{Dtz, ProbeError, SyzygyError, Tablebase, Wdl};
 use std::io::Read;
 use std::path::Path;
+use std::sync::Mutex;
 
 /// A tablebase win `ply` plies from the root scores `TB_WIN - ply`: below
 /// every mate, above every evaluation.
@@ -59,6 +60,28 @@ pub struct Tablebases {
     /// Materials with a WDL table.
     wdl_tables: usize,
     dtz_tables: usize,
+    /// Tables that failed a probe: each is told once (a file with a good
+    /// header can be damaged further in, which only a probe finds).
+    failures: Mutex<Failures>,
+}
+
+/// A table that a probe could not read: the search goes on without it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeFailure {
+    /// The table's material, as its file is named (`KQvK`).
+    pub material: String,
+    /// `WDL` or `DTZ`.
+    pub table: &'static str,
+    /// What went wrong, in a few words.
+    pub reason: String,
+}
+
+#[derive(Default)]
+struct Failures {
+    /// Every table that has failed, as (material, table).
+    seen: Vec<(String, &'static str)>,
+    /// Those not yet taken by [`Tablebases::take_failures`].
+    untold: Vec<ProbeFailure>,
 }
 
 /// What loading a `SyzygyPath` found.
@@ -114,6 +137,7 @@ impl Tablebases {
                 tables,
                 wdl_tables,
                 dtz_tables,
+                failures: Mutex::default(),
             }),
             problems,
         }
@@ -138,7 +162,10 @@ impl Tablebases {
         if !pos.castles().is_empty() {
             return None;
         }
-        self.tables.probe_wdl_after_zeroing(pos).ok()
+        self.tables
+            .probe_wdl_after_zeroing(pos)
+            .map_err(|e| self.note(&e))
+            .ok()
     }
 
     /// Plies to the next capture or pawn move on the best line, signed
@@ -150,8 +177,60 @@ impl Tablebases {
         }
         self.tables
             .probe_dtz(pos)
+            .map_err(|e| self.note(&e))
             .ok()
             .map(|d| d.ignore_rounding().0)
+    }
+
+    /// Keeps a failed probe to be told, once per table. A table that is
+    /// missing, a position with castling rights or too many pieces is no
+    /// failure: the tables simply do not answer there.
+    fn note(&self, error: &SyzygyError) {
+        let SyzygyError::ProbeFailed {
+            metric,
+            material,
+            error,
+        } = error
+        else {
+            return;
+        };
+        let table = match metric {
+            shakmaty_syzygy::Metric::Wdl => "WDL",
+            shakmaty_syzygy::Metric::Dtz => "DTZ",
+        };
+        let material = material.to_string();
+        let mut failures = self
+            .failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if failures
+            .seen
+            .iter()
+            .any(|(m, t)| *m == material && *t == table)
+        {
+            return;
+        }
+        failures.seen.push((material.clone(), table));
+        let reason = match &**error {
+            ProbeError::Read { error } => format!("cannot read the file: {}", io_reason(error)),
+            ProbeError::Magic { .. } => "not a Syzygy file".to_string(),
+            ProbeError::CorruptedTable { .. } => "the file is damaged".to_string(),
+        };
+        failures.untold.push(ProbeFailure {
+            material,
+            table,
+            reason,
+        });
+    }
+
+    /// The tables that failed a probe since the last call, each table once
+    /// for as long as these tables are loaded.
+    pub fn take_failures(&self) -> Vec<ProbeFailure> {
+        let mut failures = self
+            .failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::mem::take(&mut failures.untold)
     }
 }
 
@@ -175,7 +254,10 @@ fn table_kind(file: &Path) -> Option<TableKind> {
 /// damaged (shakmaty-syzygy would only find out when probing it).
 fn check_file(file: &Path, kind: TableKind) -> Result<(), String> {
     let mut magic = [0u8; 4];
-    let read = std::fs::File::open(file).and_then(|mut f| f.read_exact(&mut magic));
+    // Only a regular file is opened: opening a FIFO would block for ever.
+    let read = crate::files::regular_file_len(file)
+        .and_then(|_| std::fs::File::open(file))
+        .and_then(|mut f| f.read_exact(&mut magic));
     let expected = match kind {
         TableKind::Wdl => WDL_MAGIC,
         TableKind::Dtz => DTZ_MAGIC,

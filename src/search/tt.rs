@@ -145,13 +145,11 @@ fn housekeeping_pool(threads: usize) -> rayon::ThreadPool {
         })
 }
 
-/// MemAvailable from /proc/meminfo, where there is one: an allocation beyond
+/// The memory the process can still take (the machine's and its
+/// container's, `super::memory`), where it is known: an allocation beyond
 /// it would succeed and its pages fail later.
 fn available_mb() -> Option<usize> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+    super::memory::available_bytes().map(|bytes| (bytes >> 20) as usize)
 }
 
 impl TranspositionTable {

@@ -3,7 +3,7 @@
 
 use super::output::Output;
 use crate::game::{Claim, Game};
-use crate::search::report::{Listener, PvReport, Score, ScoreBound, SearchResult};
+use crate::search::report::{Listener, ProbeFailure, PvReport, Score, ScoreBound, SearchResult};
 use shakmaty::{CastlingMode, Move};
 
 /// Writes a search's progress as `info` lines.
@@ -28,6 +28,13 @@ impl Listener for UciListener {
     fn on_no_legal_moves(&self, in_check: bool) {
         let score = if in_check { "mate 0" } else { "cp 0" };
         self.out.line(&format!("info depth 0 score {score}"));
+    }
+
+    fn on_tablebase_failure(&self, failure: &ProbeFailure) {
+        self.out.error(&format!(
+            "Syzygy probe failed for {} ({}): {}; searching on without it",
+            failure.material, failure.table, failure.reason
+        ));
     }
 }
 
