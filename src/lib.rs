@@ -6,6 +6,7 @@ pub mod data;
 pub mod datagen;
 pub mod eval;
 pub mod game;
+pub mod genfens;
 pub mod nnue;
 pub mod perft;
 pub mod rules_explain;
@@ -13,5 +14,13 @@ pub mod search;
 pub mod train;
 pub mod uci;
 
-pub const NAME: &str = concat!("Qilin ", env!("CARGO_PKG_VERSION"));
+/// The name and version, with the commit built (`build.rs`) so that builds
+/// can be told apart in a tournament table: `Qilin 0.2.0 (abc1234)`.
+pub const NAME: &str = concat!(
+    "Qilin ",
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("QILIN_COMMIT"),
+    ")"
+);
 pub const AUTHOR: &str = "the Qilin developers";
