@@ -1,7 +1,23 @@
-# Qilin. `make` builds ./qilin (or EXE=path, as OpenBench expects),
-# `make run` starts it in UCI mode, `make test` runs what CI runs.
+# Qilin. `make` builds ./qilin (or EXE=path, as OpenBench expects; on
+# Windows the file is EXE.exe), `make run` starts it in UCI mode, `make test`
+# runs what CI runs. `make EVALFILE=path/to/net.nnue` embeds that net
+# instead of nets/qilin-net-1.nnue (build.rs checks it; a path relative to
+# this folder or absolute).
 EXE ?= qilin
 CARGO ?= cargo
+ifeq ($(OS),Windows_NT)
+EXE_FILE := $(patsubst %.exe,%,$(EXE)).exe
+else
+EXE_FILE := $(EXE)
+endif
+# OpenBench runs `make CC=<the compiler it checked> EXE=… EVALFILE=…`, and for
+# a Rust engine that compiler is cargo: not a C compiler, so it must not
+# reach the cc crate that compiles zstd's C library.
+ifneq ($(findstring cargo,$(CC)),)
+unexport CC
+endif
+# EVALFILE needs no export: make passes a variable of its command line or
+# of the environment on to cargo, and build.rs reads it there.
 # The CPU to build for: `native` (this machine: popcnt, BMI2, AVX2 where it
 # has them, as engines built from source do) or a portable level: x86-64,
 # x86-64-v2 (popcnt), x86-64-v3 (AVX2, BMI2), x86-64-v4 (AVX-512). Every
@@ -15,12 +31,16 @@ export RUSTFLAGS
 
 all: build
 
+# rustc writes the binary to EXE itself: no `cp`, which a Windows shell
+# lacks. (cargo rustc links again on each call, even when nothing changed.)
 build:
-	$(CARGO) build --release --locked
-	cp target/release/qilin $(EXE)
+	$(CARGO) rustc --release --locked --bin qilin -- --emit link=$(EXE_FILE)
+
+# The binary as a command: a relative EXE from this folder.
+EXE_COMMAND = $(if $(filter /%,$(EXE_FILE)),$(EXE_FILE),./$(EXE_FILE))
 
 run: build
-	$(if $(filter /%,$(EXE)),$(EXE),./$(EXE))
+	$(EXE_COMMAND)
 
 test: fmt-check lab-unit clippy unit-and-engine-tests
 
@@ -44,7 +64,7 @@ lab-test: lab-venv
 
 clean:
 	$(CARGO) clean
-	rm -f qilin
+	$(if $(wildcard $(EXE_FILE)),$(RM) $(EXE_FILE))
 
 # Strength lab (engine-tests/lab): a private Python venv with pinned python-chess,
 # and the match runner. Example:
@@ -70,7 +90,7 @@ ELO0 ?= 0
 ELO1 ?= 5
 sprt: build lab-venv
 	base=$$(engine-tests/lab/build_base.sh "$(BASE)") && \
-	$(LAB_VENV)/bin/python engine-tests/lab/match.py --engine ./$(EXE) --engine-name new \
+	$(LAB_VENV)/bin/python engine-tests/lab/match.py --engine $(EXE_COMMAND) --engine-name new \
 	  --opponent "$$base" --opponent-name base --tc $(TC) --sprt $(ELO0) $(ELO1) --games 20000 $(ARGS)
 
 # Self-play data and a net trained on it (docs/nnue.md, "Training a network"): a
@@ -90,7 +110,7 @@ TRAIN_DIR ?= engine-tests/out/train
 NET ?= engine-tests/out/net.nnue
 COMMIT = $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 datagen: build
-	./$(EXE) datagen --out $(DATA) --games $(GAMES) --nodes $(NODES) --threads $(THREADS) --book $(BOOK) --seed $(SEED) --commit $(COMMIT)
+	$(EXE_COMMAND) datagen --out $(DATA) --games $(GAMES) --nodes $(NODES) --threads $(THREADS) --book $(BOOK) --seed $(SEED) --commit $(COMMIT)
 
 train: build
-	./$(EXE) train --data $(DATA) --dir $(TRAIN_DIR) --out $(NET) --hidden $(HIDDEN) --mirror --epochs $(EPOCHS) --lambda 0.1 --threads $(THREADS)
+	$(EXE_COMMAND) train --data $(DATA) --dir $(TRAIN_DIR) --out $(NET) --hidden $(HIDDEN) --mirror --epochs $(EPOCHS) --lambda 0.1 --threads $(THREADS)

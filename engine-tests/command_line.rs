@@ -134,3 +134,131 @@ fn analyse_explains_an_illegal_move() {
     assert!(err.contains("Usage: qilin analyse"), "{err}");
     assert_eq!(err.matches("error:").count(), 1, "{err}");
 }
+
+/// `qilin --version` and the UCI `id name` name the version and the commit
+/// built (`build.rs`): a short hash, or `unknown` outside a git checkout.
+#[test]
+fn the_version_carries_the_commit() {
+    let version = stdout(&["--version"]);
+    let version = version.trim();
+    let commit = version
+        .strip_prefix(concat!("Qilin ", env!("CARGO_PKG_VERSION"), " ("))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{version}"));
+    assert!(
+        commit == "unknown" || (commit.len() >= 7 && commit.bytes().all(|b| b.is_ascii_hexdigit())),
+        "{version}"
+    );
+    let uci = stdout(&["uci", "quit"]);
+    assert_eq!(
+        uci.lines().next(),
+        Some(format!("id name {version}").as_str())
+    );
+}
+
+/// The FENs of `info string genfens <FEN>` lines, each checked to be a legal
+/// position with all six fields (OpenBench's client splits off the move
+/// counters).
+fn genfens(args: &[&str]) -> Vec<String> {
+    let out = stdout(args);
+    out.lines()
+        .filter_map(|l| l.strip_prefix("info string genfens "))
+        .map(|fen| {
+            assert_eq!(fen.split(' ').count(), 6, "{fen}");
+            let setup: shakmaty::fen::Fen = fen.parse().unwrap_or_else(|e| panic!("{fen}: {e}"));
+            let pos: shakmaty::Chess = setup
+                .into_position(shakmaty::CastlingMode::Standard)
+                .unwrap_or_else(|e| panic!("{fen}: {e}"));
+            assert!(!shakmaty::Position::legal_moves(&pos).is_empty(), "{fen}");
+            fen.to_string()
+        })
+        .collect()
+}
+
+/// Exactly as OpenBench's client runs it: `./engine "genfens N seed S book
+/// <None|Books/…> <extra>" "quit"` (with no extra, the line ends in a space),
+/// after `setoption name EvalFile value …` for a private net.
+#[test]
+fn genfens_as_openbench_runs_it() {
+    let first = genfens(&["genfens 10 seed 1 book None ", "quit"]);
+    assert_eq!(first.len(), 10, "{first:?}");
+    assert_eq!(genfens(&["genfens 10 seed 1 book None ", "quit"]), first);
+    let other = genfens(&["genfens 10 seed 2 book None ", "quit"]);
+    assert_eq!(other.len(), 10);
+    assert_ne!(other, first);
+    // From the start position: 8 or 9 random plies, so move 5.
+    assert!(first.iter().all(|f| f.ends_with(" 5")), "{first:?}");
+    // The same net given as a file: the same positions.
+    let net = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/qilin-net-1.nnue");
+    let with_net = format!("setoption name EvalFile value {net}");
+    assert_eq!(
+        genfens(&[&with_net, "genfens 10 seed 1 book None ", "quit"]),
+        first
+    );
+    // Without `quit` the end of the arguments ends the engine, all the same.
+    assert_eq!(genfens(&["genfens 3 seed 1 book None"]), first[..3]);
+}
+
+#[test]
+fn genfens_from_a_book() {
+    let book = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/engine-tests/books/8moves_2000.epd"
+    );
+    let line = format!("genfens 4 seed 9 book {book} ");
+    let fens = genfens(&[&line, "quit"]);
+    assert_eq!(fens.len(), 4, "{fens:?}");
+    assert_eq!(genfens(&[&line, "quit"]), fens);
+    // The book's positions are after move 8; a few random plies follow.
+    let book_text = std::fs::read_to_string(book).expect("the book");
+    let placements: Vec<&str> = book_text
+        .lines()
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    assert!(
+        fens.iter()
+            .all(|f| !placements.contains(&f.split(' ').next().unwrap_or("")))
+    );
+    // A missing book: one error line, no position, and the engine still ends.
+    let out = stdout(&["genfens 2 seed 1 book /no/such/book.epd", "quit"]);
+    assert_eq!(
+        out.trim(),
+        "info string error: genfens: /no/such/book.epd: No such file or directory (os error 2)"
+    );
+}
+
+/// Arguments are UCI lines only when they are not a subcommand: `qilin
+/// bench 1` stays the tool, and a mistyped tool stays a usage error.
+#[test]
+fn arguments_as_uci_lines_and_tools_stay_apart() {
+    let bench = stdout(&["bench", "1"]);
+    let last = bench.lines().last().unwrap_or_default();
+    let words: Vec<&str> = last.split(' ').collect();
+    assert!(
+        matches!(words[..], [n, "nodes", s, "nps"] if n.parse::<u64>().is_ok() && s.parse::<u64>().is_ok()),
+        "{last}"
+    );
+    assert_eq!(
+        stdout(&["bench 1"])
+            .lines()
+            .last()
+            .map(|l| l.split(' ').next()),
+        Some(Some(words[0]))
+    );
+    assert_eq!(qilin(&["perf"]).status.code(), Some(2));
+    let out = stdout(&["position startpos moves e2e4", "go depth 2"]);
+    assert!(
+        out.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("bestmove ")),
+        "{out}"
+    );
+    // A search that waits for `stop` is stopped at the end of the lines.
+    let out = stdout(&["go infinite"]);
+    assert!(
+        out.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("bestmove ")),
+        "{out}"
+    );
+}

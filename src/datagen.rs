@@ -132,32 +132,10 @@ impl Totals {
     }
 }
 
-/// The largest book read: far beyond any EPD book of openings (the
-/// 2,000-line book is 100 KB), short of what would strain memory.
-const MAX_BOOK_BYTES: u64 = 256 << 20;
-
-/// The start positions of the games: a book's, or the start position.
-fn load_book(path: Option<&str>) -> Result<Vec<Chess>, String> {
-    let Some(path) = path else {
-        return Ok(vec![Chess::default()]);
-    };
-    let text = crate::files::read_regular_text(std::path::Path::new(path), MAX_BOOK_BYTES)
-        .map_err(|e| format!("{path}: {e}"))?;
-    let positions: Vec<Chess> = text
-        .lines()
-        .filter_map(|l| Game::from_fen(l.trim(), CastlingMode::Standard).ok())
-        .map(|g| g.position().clone())
-        .collect();
-    if positions.is_empty() {
-        return Err(format!("{path}: no usable position"));
-    }
-    Ok(positions)
-}
-
 /// Runs the games into the run folder, resuming after its complete chunks,
 /// searching with `net`; returns the positions of the games played now.
 pub fn run(settings: &Settings, net: Arc<Network>) -> Result<u64, String> {
-    let book = load_book(settings.book.as_deref())?;
+    let book = crate::genfens::load_book(settings.book.as_deref())?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let chunks = ChunkWriter::open(
         Path::new(&settings.out),

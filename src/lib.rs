@@ -8,6 +8,7 @@ pub mod datagen;
 pub mod eval;
 pub mod files;
 pub mod game;
+pub mod genfens;
 pub mod nnue;
 pub mod perft;
 pub mod rules_explain;
@@ -15,5 +16,13 @@ pub mod search;
 pub mod train;
 pub mod uci;
 
-pub const NAME: &str = concat!("Qilin ", env!("CARGO_PKG_VERSION"));
+/// The name and version, with the commit built (`build.rs`) so that builds
+/// can be told apart in a tournament table: `Qilin 0.2.0 (abc1234)`.
+pub const NAME: &str = concat!(
+    "Qilin ",
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("QILIN_COMMIT"),
+    ")"
+);
 pub const AUTHOR: &str = "the Qilin developers";

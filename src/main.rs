@@ -129,6 +129,11 @@ impl NetArg {
 }
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if are_uci_lines(&args) {
+        qilin::uci::run_lines(&args);
+        return ExitCode::SUCCESS;
+    }
     let cli = Cli::parse();
     if cli.version {
         println!("{}", qilin::NAME);
@@ -223,6 +228,25 @@ fn data_stats(args: &DataStatsArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Arguments that are UCI lines (`qilin "genfens 8 seed 1 book None" quit`,
+/// as OpenBench runs engines) rather than a subcommand: the first is not a
+/// subcommand's name nor an option, and is a line of words or a command
+/// the UCI parser knows (`qilin perf` stays a mistyped subcommand).
+fn are_uci_lines(args: &[String]) -> bool {
+    let Some(first) = args.first() else {
+        return false;
+    };
+    let cli = Cli::command();
+    let is_tool = first == "help"
+        || cli
+            .get_subcommands()
+            .any(|t| t.get_name() == first || t.get_all_aliases().any(|a| a == first));
+    !is_tool
+        && !first.starts_with('-')
+        && (first.contains(char::is_whitespace)
+            || qilin::uci::parse::parse(first).command.is_some())
 }
 
 fn perft(args: &PerftArgs) -> ExitCode {

@@ -8,6 +8,7 @@
 
 pub mod accumulator;
 pub mod features;
+pub mod format;
 pub mod network;
 pub mod simd;
 
@@ -18,13 +19,15 @@ use shakmaty::{Chess, Color, Position};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-/// The net compiled into the binary, the default evaluation (`nets/README.md`
-/// says how it was made and measured).
-const EMBEDDED: &[u8] = include_bytes!("../../nets/qilin-net-1.nnue");
+/// The net compiled into the binary, the default evaluation: the file
+/// `EVALFILE` named at build time, by default `nets/qilin-net-1.nnue`
+/// (`nets/README.md` says how it was made and measured). `build.rs` has
+/// checked it with `format::check`.
+const EMBEDDED: &[u8] = include_bytes!(env!("QILIN_EVALFILE"));
 
 /// The compiled-in net, parsed once. The bytes are part of the program, not
-/// input: `tests::the_embedded_net_parses` keeps them valid, so the `expect`
-/// cannot fire in a build that passed the tests.
+/// input: `build.rs` refuses to build with bytes `Network::from_bytes` would
+/// refuse (the same `format::check`), so the `expect` cannot fire.
 pub fn embedded() -> Arc<Network> {
     static NET: OnceLock<Arc<Network>> = OnceLock::new();
     NET.get_or_init(|| {

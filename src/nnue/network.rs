@@ -6,141 +6,10 @@ use super::simd;
 use shakmaty::Color;
 use std::fmt;
 
-pub const MAGIC: [u8; 8] = *b"QILINNN1";
-pub const VERSION: u32 = 1;
-/// Feature inputs: 2 sides × 6 roles × 64 squares.
-pub const INPUTS: usize = 768;
-pub const QA: i32 = 255;
-pub const QB: i32 = 64;
-pub const SCALE: i32 = 400;
-pub const MAX_HIDDEN: usize = 4096;
-/// `hidden` must be a multiple of this (the SIMD lanes rely on it).
-pub const HIDDEN_STEP: usize = 16;
-/// The largest |W2| the engine accepts: the SIMD dot product computes
-/// `clamp(x) * w` in 16 bits, exact only while |w| ≤ 128 (the trainer keeps
-/// |W2| ≤ 127).
-pub const MAX_OUTPUT_WEIGHT: i16 = 127;
-/// Bytes before the weights.
-pub const HEADER_BYTES: usize = 32;
-
-/// The length of a file of `hidden` neurons.
-pub const fn file_len(hidden: usize) -> usize {
-    HEADER_BYTES + 2 * INPUTS * hidden + 2 * hidden + 4 * hidden + 4 + 8
-}
-
-/// The longest net file: one of `MAX_HIDDEN` neurons (about 6.3 MB). A
-/// longer file is refused unread.
-pub const MAX_FILE_LEN: usize = file_len(MAX_HIDDEN);
-
-/// FNV-1a, 64 bits: the file's checksum.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-/// Why bytes are not a net; each names what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NetError {
-    /// The file could not be read.
-    Io(String),
-    /// Longer than the longest net ([`MAX_FILE_LEN`]): refused unread.
-    TooLarge {
-        len: u64,
-    },
-    /// Shorter than the header.
-    TooShort {
-        len: usize,
-    },
-    BadMagic {
-        found: [u8; 8],
-    },
-    BadVersion {
-        found: u32,
-    },
-    BadInputs {
-        found: u32,
-    },
-    BadHidden {
-        found: u32,
-    },
-    BadConstant {
-        name: &'static str,
-        found: u32,
-        expected: u32,
-    },
-    /// The length does not match the hidden size of the header.
-    BadLength {
-        found: usize,
-        expected: usize,
-    },
-    BadChecksum {
-        found: u64,
-        computed: u64,
-    },
-    /// A W2 weight beyond ±`MAX_OUTPUT_WEIGHT`.
-    OutputWeightRange {
-        index: usize,
-        value: i16,
-    },
-}
-
-impl fmt::Display for NetError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NetError::Io(e) => write!(f, "cannot read the net: {e}"),
-            NetError::TooLarge { len } => write!(
-                f,
-                "not a Qilin net: {len} bytes, longer than the largest net ({MAX_FILE_LEN} bytes, {MAX_HIDDEN} hidden)"
-            ),
-            NetError::TooShort { len } => write!(
-                f,
-                "not a Qilin net: {len} bytes, shorter than the {HEADER_BYTES}-byte header"
-            ),
-            NetError::BadMagic { found } => write!(
-                f,
-                "not a Qilin net: the file starts with {:?}, not \"QILINNN1\"",
-                String::from_utf8_lossy(found)
-            ),
-            NetError::BadVersion { found } => {
-                write!(
-                    f,
-                    "net version {found} is not supported (expected {VERSION})"
-                )
-            }
-            NetError::BadInputs { found } => {
-                write!(f, "net has {found} inputs (expected {INPUTS})")
-            }
-            NetError::BadHidden { found } => write!(
-                f,
-                "net hidden size {found} is not a multiple of {HIDDEN_STEP} in 16..={MAX_HIDDEN}"
-            ),
-            NetError::BadConstant {
-                name,
-                found,
-                expected,
-            } => write!(f, "net constant {name} is {found} (expected {expected})"),
-            NetError::BadLength { found, expected } if found < expected => write!(
-                f,
-                "net file truncated: {found} bytes, the header's hidden size needs {expected}"
-            ),
-            NetError::BadLength { found, expected } => write!(
-                f,
-                "net file too long: {found} bytes, the header's hidden size needs {expected}"
-            ),
-            NetError::BadChecksum { found, computed } => write!(
-                f,
-                "net file damaged: checksum {found:016x} stored, {computed:016x} computed"
-            ),
-            NetError::OutputWeightRange { index, value } => write!(
-                f,
-                "net output weight W2[{index}] = {value} is outside ±{MAX_OUTPUT_WEIGHT}"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for NetError {}
+pub use super::format::{
+    HEADER_BYTES, HIDDEN_STEP, INPUTS, MAGIC, MAX_FILE_LEN, MAX_HIDDEN, MAX_OUTPUT_WEIGHT,
+    NetError, QA, QB, SCALE, VERSION, file_len, fnv1a64,
+};
 
 /// A (768→N)×2→1 net with quantised weights, exactly as the file holds them.
 #[derive(Clone, PartialEq, Eq)]
@@ -175,9 +44,6 @@ impl Reader<'_> {
         self.at += K;
         out
     }
-    fn u32(&mut self) -> u32 {
-        u32::from_le_bytes(self.take())
-    }
     fn i16s(&mut self, n: usize) -> Box<[i16]> {
         (0..n).map(|_| i16::from_le_bytes(self.take())).collect()
     }
@@ -186,66 +52,15 @@ impl Reader<'_> {
 impl Network {
     /// Reads a net file, checking every field the spec fixes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
-        if bytes.len() < HEADER_BYTES {
-            return Err(NetError::TooShort { len: bytes.len() });
-        }
-        let mut r = Reader { bytes, at: 0 };
-        let magic: [u8; 8] = r.take();
-        if magic != MAGIC {
-            return Err(NetError::BadMagic { found: magic });
-        }
-        let version = r.u32();
-        if version != VERSION {
-            return Err(NetError::BadVersion { found: version });
-        }
-        let inputs = r.u32();
-        if inputs as usize != INPUTS {
-            return Err(NetError::BadInputs { found: inputs });
-        }
-        let hidden_field = r.u32();
-        let hidden = hidden_field as usize;
-        if hidden == 0 || hidden > MAX_HIDDEN || !hidden.is_multiple_of(HIDDEN_STEP) {
-            return Err(NetError::BadHidden {
-                found: hidden_field,
-            });
-        }
-        for (name, expected) in [("QA", QA), ("QB", QB), ("SCALE", SCALE)] {
-            let found = r.u32();
-            if found != expected as u32 {
-                return Err(NetError::BadConstant {
-                    name,
-                    found,
-                    expected: expected as u32,
-                });
-            }
-        }
-        let expected = file_len(hidden);
-        if bytes.len() != expected {
-            return Err(NetError::BadLength {
-                found: bytes.len(),
-                expected,
-            });
-        }
-        let body = expected - 8;
-        let stored = u64::from_le_bytes(bytes[body..].try_into().unwrap_or([0; 8]));
-        let computed = fnv1a64(&bytes[..body]);
-        if stored != computed {
-            return Err(NetError::BadChecksum {
-                found: stored,
-                computed,
-            });
-        }
+        let hidden = super::format::check(bytes)?;
+        let mut r = Reader {
+            bytes,
+            at: HEADER_BYTES,
+        };
         let w1 = r.i16s(INPUTS * hidden);
         let b1 = r.i16s(hidden);
         let w2 = r.i16s(2 * hidden);
         let b2 = i32::from_le_bytes(r.take());
-        if let Some((index, &value)) = w2
-            .iter()
-            .enumerate()
-            .find(|(_, w)| w.unsigned_abs() > MAX_OUTPUT_WEIGHT as u16)
-        {
-            return Err(NetError::OutputWeightRange { index, value });
-        }
         Ok(Network {
             hidden,
             w1,

@@ -340,3 +340,34 @@ fn the_embedded_net_parses() {
         Err(NetError::Io(_))
     ));
 }
+
+/// The check `build.rs` makes of `EVALFILE` (the same function, included by
+/// path there) passes the net built in and fails a net of another version
+/// or shape, naming what is wrong: what a build given such a net prints.
+#[test]
+fn the_build_time_check_is_the_load_time_check() {
+    assert_eq!(format::check(EMBEDDED), Ok(embedded().hidden()));
+    let mut other_version = EMBEDDED.to_vec();
+    other_version[8] = 2;
+    let err = format::check(&other_version).expect_err("version 2");
+    assert_eq!(err, NetError::BadVersion { found: 2 });
+    assert_eq!(
+        err.to_string(),
+        "net version 2 is not supported (expected 1)"
+    );
+    // A net of hidden size 64 whose file has the length of another size.
+    let mut wrong_shape = Network::random(5, 64).to_bytes();
+    wrong_shape.truncate(format::file_len(32));
+    assert_eq!(
+        format::check(&wrong_shape),
+        Err(NetError::BadLength {
+            found: format::file_len(32),
+            expected: format::file_len(64)
+        })
+    );
+    assert_eq!(format::check(&Network::random(5, 64).to_bytes()), Ok(64));
+    assert!(matches!(
+        format::check(b"not a net"),
+        Err(NetError::TooShort { len: 9 })
+    ));
+}

@@ -79,6 +79,9 @@ pub struct Controller {
     /// Seeds the move choice of a weakened engine (`UCI_LimitStrength`):
     /// from the clock at start-up, then one step per search.
     strength_seed: u64,
+    /// Lines from the command line (`qilin "genfens …" "quit"`): `quit` lets
+    /// the jobs run to their end instead of stopping them.
+    finish_jobs_on_quit: bool,
 }
 
 impl Controller {
@@ -109,7 +112,16 @@ impl Controller {
             strength_seed: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64),
+            finish_jobs_on_quit: false,
         }
+    }
+
+    /// A controller for lines given on the command line: every job they
+    /// start runs to its end before the engine quits (a search that waits
+    /// for `stop` is stopped, as no `stop` can come).
+    pub fn finishing_jobs_on_quit(mut self) -> Controller {
+        self.finish_jobs_on_quit = true;
+        self
     }
 
     /// Executes commands until `quit` or the end of input.
@@ -133,6 +145,15 @@ impl Controller {
             if catch_unwind(AssertUnwindSafe(|| self.execute(parsed))).is_err() {
                 self.out.error("internal error while executing the command");
             }
+        }
+        while self.finish_jobs_on_quit
+            && let Some(job) = &self.running
+        {
+            if job.control.waits_for_release {
+                job.control.signals.stop.store(true, Ordering::SeqCst);
+            }
+            self.finish_job();
+            self.start_next_job();
         }
         self.queued.clear();
         if let Some(job) = &self.running {
@@ -209,6 +230,16 @@ impl Controller {
                 let net = Arc::clone(self.engine.net());
                 self.submit(false, false, move |signals| {
                     crate::bench::run(depth, net, &signals, &|line| out.line(line));
+                });
+            }
+            Command::Genfens(request) => {
+                let out = self.out.clone();
+                let net = Arc::clone(self.engine.net());
+                self.submit(false, false, move |signals| {
+                    let found = |fen: &str| out.info_string(&format!("genfens {fen}"));
+                    if let Err(e) = crate::genfens::generate(&request, net, &signals, &found) {
+                        out.error(&format!("genfens: {e}"));
+                    }
                 });
             }
             Command::Help => {
@@ -595,8 +626,11 @@ Commands besides the standard ones:
   eval                   the static evaluation: the net's output, or a known endgame's rule
   perft <depth>          count the leaves of the move tree (also: go perft <depth>)
   bench [depth]          search the bench positions; last line: <nodes> nodes <nps> nps
+  genfens <N> seed <S> book <None|file>
+                         N opening positions for OpenBench: info string genfens <FEN>
   help                   this text
-Command line: qilin --help lists the subcommands (perft, bench, analyse, eval, datagen, train).";
+Command line: qilin --help lists the subcommands (perft, bench, analyse, eval, datagen, train);
+qilin \"<line>\" \"<line>\"… executes each argument as a line, then quits (qilin \"genfens 8 seed 1 book None\" quit).";
 
 #[cfg(test)]
 mod tests {

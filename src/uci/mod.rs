@@ -43,6 +43,25 @@ pub fn run() {
     let _ = controller.join();
 }
 
+/// Executes `lines` (the command line's arguments, as OpenBench's client
+/// gives `"genfens …" "quit"`) as if they came on standard input, then
+/// quits once every job they started has ended; standard input is not read.
+pub fn run_lines(lines: &[String]) {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    for line in lines {
+        let parsed = parse(line);
+        let is_quit = parsed.command == Some(Command::Quit);
+        if tx.send(parsed).is_err() || is_quit {
+            break;
+        }
+    }
+    // The end of the lines reads as `quit`.
+    drop(tx);
+    Controller::new(rx, Output::stdout())
+        .finishing_jobs_on_quit()
+        .run();
+}
+
 /// The `info string` lines of RULES.md §5 for a position: game ends first,
 /// then the draws that may be claimed.
 pub fn rule_lines(status: &RuleStatus) -> Vec<String> {

@@ -41,6 +41,8 @@ pub enum Command {
     Perft(u32),
     /// `bench [depth]`.
     Bench(Option<u32>),
+    /// `genfens N seed S book <None|file>`: OpenBench's opening positions.
+    Genfens(crate::genfens::Request),
     Help,
     /// Arena's protocol probe: nothing may be printed until `uci`.
     Xboard,
@@ -155,6 +157,7 @@ fn parse_normalised(normalised: &str) -> Parsed {
                 Err(e) => Parsed::error(e),
             },
         },
+        "genfens" => parse_genfens(args),
         "help" => Parsed::ok(Command::Help),
         // Arena's auto-detection sends `xboard` first.
         "xboard" => Parsed::ok(Command::Xboard),
@@ -259,6 +262,42 @@ fn parse_perft(args: &[&str]) -> Parsed {
 }
 
 /// Reads an unsigned number in `min..=max`, naming `what` when it cannot.
+/// The most positions one `genfens` may ask for.
+pub const MAX_GENFENS: u64 = 1_000_000;
+
+/// `genfens N seed S book <None|file> [extra…]`, as OpenBench's client sends
+/// it; the extra words a test may add are reported and ignored.
+fn parse_genfens(args: &[&str]) -> Parsed {
+    const USAGE: &str = "genfens expects: genfens <N> seed <S> book <None|file>";
+    let [count, seed_word, seed, book_word, book, extra @ ..] = args else {
+        return Parsed::error(USAGE.into());
+    };
+    if !seed_word.eq_ignore_ascii_case("seed") || !book_word.eq_ignore_ascii_case("book") {
+        return Parsed::error(USAGE.into());
+    }
+    let count = match parse_number(count, "genfens count", 1, MAX_GENFENS) {
+        Ok(n) => n,
+        Err(e) => return Parsed::error(e),
+    };
+    let seed = match parse_number(seed, "genfens seed", 0, u64::MAX) {
+        Ok(n) => n,
+        Err(e) => return Parsed::error(e),
+    };
+    let book = (!book.eq_ignore_ascii_case("none")).then(|| book.to_string());
+    let mut parsed = Parsed::ok(Command::Genfens(crate::genfens::Request {
+        count,
+        seed,
+        book,
+    }));
+    if !extra.is_empty() {
+        parsed.errors.push(format!(
+            "genfens: ignored extra arguments: {}",
+            extra.join(" ")
+        ));
+    }
+    parsed
+}
+
 fn parse_number(token: &str, what: &str, min: u64, max: u64) -> Result<u64, String> {
     match token.parse::<u64>() {
         Ok(v) if (min..=max).contains(&v) => Ok(v),
@@ -515,5 +554,44 @@ mod tests {
         assert_eq!(parse("go perft 3").command, Some(Command::Perft(3)));
         assert_eq!(parse("perft 3").command, Some(Command::Perft(3)));
         assert!(parse("perft x").command.is_none());
+    }
+
+    #[test]
+    fn genfens_as_openbench_sends_it() {
+        use crate::genfens::Request;
+        let request = |line: &str| match parse(line) {
+            Parsed {
+                command: Some(Command::Genfens(r)),
+                errors,
+                ..
+            } => (r, errors),
+            other => panic!("not a genfens: {other:?}"),
+        };
+        // OpenBench's format string ends in a space when it has no extra.
+        let (r, errors) = request("genfens 64 seed 3735928559 book None ");
+        assert_eq!(
+            r,
+            Request {
+                count: 64,
+                seed: 3_735_928_559,
+                book: None
+            }
+        );
+        assert!(errors.is_empty());
+        let (r, errors) = request("genfens 2 seed 0 book Books/UHO_4060_v2.epd extra words");
+        assert_eq!(r.book.as_deref(), Some("Books/UHO_4060_v2.epd"));
+        assert_eq!(errors, ["genfens: ignored extra arguments: extra words"]);
+        for bad in [
+            "genfens",
+            "genfens 10 seed 1",
+            "genfens 0 seed 1 book None",
+            "genfens 10 seed -1 book None",
+            "genfens 10 sed 1 book None",
+            "genfens x seed 1 book None",
+        ] {
+            let parsed = parse(bad);
+            assert_eq!(parsed.command, None, "{bad}");
+            assert_eq!(parsed.errors.len(), 1, "{bad}");
+        }
     }
 }
