@@ -1,9 +1,10 @@
 //! Stress and race tests: Qilin never blocks and always answers.
 //!
 //! A GUI in a hurry drives the real binary: commands arrive while a search
-//! runs, at random but reproducible delays (the seed is printed with every
-//! failure; `STRESS_SEED=<n>` replays another run), with Threads 1 and 2, and
-//! input ends at random points. Whatever happens:
+//! runs (a new `go` among them, and `Threads` and `Hash` changes), at random
+//! but reproducible delays, with Threads 1 and 2, and input ends at random
+//! points. The seed changes from run to run; it is printed at the start and
+//! with every failure, and `STRESS_SEED=<n>` replays a run. Whatever happens:
 //! - exactly one `bestmove` per `go`: none without a `go`, none before
 //!   `stop`/`ponderhit` for `go infinite` and `go ponder`;
 //! - every `bestmove` and `ponder` move is legal in the position of its `go`
@@ -82,12 +83,22 @@ impl Rng {
     }
 }
 
-/// The seed of this run: `STRESS_SEED` or a fixed default (CI is reproducible).
+/// The seed of this run: `STRESS_SEED`, or a new one from the clock each
+/// run (so that CI tries new races), printed for a replay.
 fn base_seed() -> u64 {
-    std::env::var("STRESS_SEED")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(0x5eed_0017)
+    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SEED.get_or_init(|| {
+        let seed = std::env::var("STRESS_SEED")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0x5eed_0017, |d| d.as_nanos() as u64)
+            });
+        eprintln!("stress seed {seed}: STRESS_SEED={seed} replays this run");
+        seed
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -482,7 +493,9 @@ struct Race {
     pos: Chess,
     /// `ucinewgame` came: set a position again before the next `go`.
     need_position: bool,
-    search: Option<Search>,
+    /// The running search first, then those queued behind it (a `go` sent
+    /// while a search runs waits for it to end).
+    searches: VecDeque<Search>,
     /// When each unanswered `isready` was sent.
     ready: VecDeque<Instant>,
     /// Input closed: no latency is measured any more.
@@ -502,7 +515,7 @@ impl Race {
             spec: "startpos".into(),
             pos: Chess::default(),
             need_position: false,
-            search: None,
+            searches: VecDeque::new(),
             ready: VecDeque::new(),
             closing: false,
             gos: 0,
@@ -527,7 +540,7 @@ impl Race {
                 Some(_) => {}
             }
         } else if line.starts_with("bestmove") {
-            let Some(search) = self.search.take() else {
+            let Some(search) = self.searches.pop_front() else {
                 self.gui.fail(format!(
                     "`{line}` with no go running: one bestmove too many"
                 ));
@@ -563,14 +576,14 @@ impl Race {
                 }
                 wake = wake.min(asked + READY_WITHIN + Duration::from_millis(1));
             }
-            if let Some(s) = &self.search
-                && let Some((due, why)) = &s.deadline
-            {
-                if now > *due {
-                    let msg = format!("no bestmove for `{}` {why}", s.go);
-                    self.gui.fail(msg);
+            for s in &self.searches {
+                if let Some((due, why)) = &s.deadline {
+                    if now > *due {
+                        let msg = format!("no bestmove for `{}` {why}", s.go);
+                        self.gui.fail(msg);
+                    }
+                    wake = wake.min(*due + Duration::from_millis(1));
                 }
-                wake = wake.min(*due + Duration::from_millis(1));
             }
             if now >= until {
                 return;
@@ -588,7 +601,7 @@ impl Race {
     /// Pumps until no search runs and every `isready` was answered.
     fn settle(&mut self) {
         let cap = Instant::now() + Duration::from_secs(20);
-        while self.search.is_some() || !self.ready.is_empty() {
+        while !self.searches.is_empty() || !self.ready.is_empty() {
             if Instant::now() > cap {
                 self.gui
                     .fail("no end in 20 s (test bug: a search never released?)");
@@ -605,13 +618,34 @@ impl Race {
         self.need_position = false;
     }
 
+    /// When the next `go` starts: now, or when the searches before it are
+    /// due to end (the engine queues it behind them). An infinite or ponder
+    /// search not yet released is stopped by the new `go`.
+    fn queue_start(&mut self) -> Instant {
+        if let Some(s) = self.searches.back_mut()
+            && s.kind != Kind::Limited
+            && !s.released
+        {
+            s.released = true;
+            s.deadline = Some((
+                Instant::now() + STOP_WITHIN,
+                format!("within {STOP_WITHIN:?} of a new go (which stops it)"),
+            ));
+        }
+        self.searches
+            .iter()
+            .filter_map(|s| s.deadline.as_ref().map(|(due, _)| *due))
+            .fold(Instant::now(), Instant::max)
+    }
+
     /// Sends a random `go` and records what it must give.
     fn go(&mut self) {
         if self.need_position || self.rng.chance(50) {
             self.set_position();
         }
         let own_is_white = self.pos.turn() == Color::White;
-        let now_plus = |ms: u64| Instant::now() + Duration::from_millis(ms);
+        let start = self.queue_start();
+        let now_plus = |ms: u64| start + Duration::from_millis(ms);
         let (mut go, kind, deadline, after_ponderhit) = match self.rng.below(6) {
             0 => (
                 "go infinite".to_string(),
@@ -690,7 +724,7 @@ impl Race {
         }
         self.gui.send(&go);
         self.gos += 1;
-        self.search = Some(Search {
+        self.searches.push_back(Search {
             go,
             pos: self.pos.clone(),
             allowed,
@@ -701,8 +735,9 @@ impl Race {
         });
     }
 
+    /// `stop` ends the running search and every queued one.
     fn release_by_stop(&mut self) {
-        if let Some(s) = &mut self.search {
+        for s in &mut self.searches {
             s.released = true;
             let due = Instant::now() + STOP_WITHIN;
             if s.deadline.as_ref().is_none_or(|(d, _)| due < *d) {
@@ -711,15 +746,23 @@ impl Race {
         }
     }
 
+    /// `ponderhit` reaches the newest search.
     fn release_by_ponderhit(&mut self) {
-        if let Some(s) = &mut self.search
+        let before = self
+            .searches
+            .iter()
+            .rev()
+            .skip(1)
+            .filter_map(|s| s.deadline.as_ref().map(|(due, _)| *due))
+            .fold(Instant::now(), Instant::max);
+        if let Some(s) = self.searches.back_mut()
             && s.kind == Kind::Ponder
             && !s.released
         {
             s.released = true;
             let budget = s.after_ponderhit;
             s.deadline = Some((
-                Instant::now() + budget,
+                before + budget,
                 format!("within {budget:?} of ponderhit (own clock + 1 s)"),
             ));
         }
@@ -727,7 +770,7 @@ impl Race {
 
     /// One command a GUI may send while a search runs.
     fn interfere(&mut self) {
-        match self.rng.below(10) {
+        match self.rng.below(12) {
             0..=2 => {
                 self.ready.push_back(Instant::now());
                 self.gui.send("isready");
@@ -737,7 +780,7 @@ impl Race {
                 self.need_position = true;
             }
             4 => {
-                let mb = *self.rng.pick(&[1, 2, 4, 8, 16, 32]);
+                let mb = *self.rng.pick(&[1, 2, 4, 8, 16, 32, 256]);
                 self.gui.send(&format!("setoption name Hash value {mb}"));
             }
             5 => self.gui.send("setoption name Clear Hash"),
@@ -747,9 +790,16 @@ impl Race {
                 self.gui.send("stop");
                 self.release_by_stop();
             }
-            _ => {
+            9 => {
                 self.gui.send("ponderhit");
                 self.release_by_ponderhit();
+            }
+            // A GUI's mistake: `go` before the last `bestmove` came.
+            10 => self.go(),
+            _ => {
+                let threads = self.rng.range(1, 2);
+                self.gui
+                    .send(&format!("setoption name Threads value {threads}"));
             }
         }
     }
@@ -765,13 +815,13 @@ impl Race {
             self.interfere();
         }
         let unreleased = self
-            .search
-            .as_ref()
+            .searches
+            .back()
             .is_some_and(|s| s.kind != Kind::Limited && !s.released);
         if unreleased {
             let wait = self.rng.below(50);
             self.pump(Duration::from_millis(wait));
-            let ponder = self.search.as_ref().is_some_and(|s| s.kind == Kind::Ponder);
+            let ponder = self.searches.back().is_some_and(|s| s.kind == Kind::Ponder);
             if ponder && self.rng.chance(50) {
                 self.gui.send("ponderhit");
                 self.release_by_ponderhit();
@@ -817,7 +867,7 @@ impl Race {
             "end of input"
         };
         self.closing = true;
-        if let Some(s) = &mut self.search {
+        for s in &mut self.searches {
             s.released = true;
             s.deadline = None;
         }
@@ -1452,5 +1502,218 @@ fn debug_on_echoes_received_lines() {
     if let Some(l) = out.iter().find(|l| l.starts_with("info string debug:")) {
         gui.fail(format!("echo after debug off: {l}"));
     }
+    gui.quit();
+}
+
+// ---------------------------------------------------------------------------
+// 9. A go while a job runs; stop ends the running job and every queued one
+// ---------------------------------------------------------------------------
+
+/// A `<nodes> nodes <nps> nps` line: what OpenBench reads as a whole bench.
+fn is_bench_total(line: &str) -> bool {
+    let t: Vec<&str> = line.split(' ').collect();
+    matches!(t.as_slice(), [n, "nodes", m, "nps"] if n.parse::<u64>().is_ok() && m.parse::<u64>().is_ok())
+}
+
+/// A `go` sent while a job runs is queued behind it; `stop` ends the
+/// running job and every queued one, and each `go` gets exactly one
+/// bestmove, in order. A stopped bench says so and writes no total.
+#[test]
+fn stop_ends_the_running_job_and_every_queued_one() {
+    let _serial = serial();
+    let mut gui = Gui::start("a go queued behind a job, then stop");
+    gui.ready(STARTUP_WITHIN);
+    gui.send("bench 64");
+    gui.quiet(Duration::from_millis(300), "from bench");
+    gui.send("go movetime 100");
+    gui.send("stop");
+    gui.send("stop");
+    let out = gui.read_until(STOP_WITHIN, "the queued go's bestmove after stop", |l| {
+        l.starts_with("bestmove")
+    });
+    let stopped = "info string bench stopped after 0 of ";
+    if !out
+        .iter()
+        .any(|l| l.starts_with(stopped) && l.ends_with(" positions"))
+    {
+        gui.fail(format!("no `{stopped}N positions` line: {out:?}"));
+    }
+    if let Some(total) = out.iter().find(|l| is_bench_total(l)) {
+        gui.fail(format!("a stopped bench wrote a total: {total}"));
+    }
+    let best = out.last().cloned().unwrap_or_default();
+    if let Err(e) = check_bestmove(&Chess::default(), &best, &[]) {
+        gui.fail(e);
+    }
+    let (after, _) = gui.ready(READY_WITHIN);
+    if let Some(b) = bestmoves(&after).first() {
+        gui.fail(format!("one go, a second bestmove: {b}"));
+    }
+
+    // A deep search, an infinite one queued behind it (stopped by the next
+    // go, with an error line), and a short one: three bestmoves after stop.
+    gui.send("go depth 60");
+    gui.quiet(Duration::from_millis(200), "before stop (go depth 60)");
+    gui.send("go infinite");
+    gui.send("go movetime 100");
+    let sent = Instant::now();
+    gui.send("stop");
+    let mut out = Vec::new();
+    for n in 1..=3 {
+        out.extend(
+            gui.read_until(STOP_WITHIN, &format!("bestmove {n} of 3 after stop"), |l| {
+                l.starts_with("bestmove")
+            }),
+        );
+    }
+    for best in bestmoves(&out) {
+        if let Err(e) = check_bestmove(&Chess::default(), best, &[]) {
+            gui.fail(e);
+        }
+    }
+    if errors(&out).len() != 1 {
+        gui.fail(format!(
+            "want one error line (the infinite search stopped by a go): {:?}",
+            errors(&out)
+        ));
+    }
+    let (after, _) = gui.ready(READY_WITHIN);
+    if let Some(b) = bestmoves(&after).first() {
+        gui.fail(format!("three go, a fourth bestmove: {b}"));
+    }
+    eprintln!("three searches ended {:?} after stop", sent.elapsed());
+    gui.quit();
+}
+
+// ---------------------------------------------------------------------------
+// 10. A large table is written off the controller thread
+// ---------------------------------------------------------------------------
+
+/// `Hash 1024`, `Clear Hash` and `ucinewgame` during `go infinite`: `readyok`
+/// at once and `stop` answered at once (a gigabyte takes seconds to write);
+/// the next search waits for its new table and answers.
+#[test]
+fn a_large_table_is_made_and_cleared_without_blocking() {
+    let _serial = serial();
+    let mut gui = Gui::start("Hash 1024 mid-search");
+    gui.send("position startpos");
+    gui.ready(STARTUP_WITHIN);
+    gui.send("go infinite");
+    gui.quiet(Duration::from_millis(100), "before stop");
+    gui.send("setoption name Hash value 1024");
+    let (before, took) = gui.ready(READY_WITHIN);
+    if !errors(&before).is_empty() || !bestmoves(&before).is_empty() {
+        gui.fail(format!("after setoption Hash 1024: {before:?}"));
+    }
+    gui.send("stop");
+    gui.read_until(STOP_WITHIN, "bestmove after stop", |l| {
+        l.starts_with("bestmove")
+    });
+    gui.ready(READY_WITHIN);
+    // The search after it uses the new table.
+    gui.send("go depth 6");
+    let out = gui.read_until(Duration::from_secs(20), "bestmove of go depth 6", |l| {
+        l.starts_with("bestmove")
+    });
+    if let Err(e) = check_bestmove(&Chess::default(), out.last().map_or("", |l| l), &[]) {
+        gui.fail(e);
+    }
+    for reset in ["setoption name Clear Hash", "ucinewgame"] {
+        gui.send("go infinite");
+        gui.quiet(Duration::from_millis(100), "before stop");
+        gui.send(reset);
+        gui.ready(READY_WITHIN);
+        gui.send("stop");
+        gui.read_until(STOP_WITHIN, "bestmove after stop", |l| {
+            l.starts_with("bestmove")
+        });
+        gui.send("position startpos");
+        gui.go_checked("go depth 4");
+    }
+    // A new table asked for with a search running, then stop at once.
+    gui.send("go infinite");
+    gui.quiet(Duration::from_millis(100), "before stop");
+    gui.send("setoption name Hash value 1023");
+    gui.send("stop");
+    gui.read_until(STOP_WITHIN, "bestmove after stop", |l| {
+        l.starts_with("bestmove")
+    });
+    gui.ready(READY_WITHIN);
+    eprintln!("Hash 1024 mid-search: readyok after {took:?}");
+    gui.quit();
+}
+
+impl Gui {
+    /// Sends `go` and checks its one bestmove is legal from the start position.
+    fn go_checked(&mut self, go: &str) {
+        self.send(go);
+        let out = self.read_until(Duration::from_secs(20), "bestmove", |l| {
+            l.starts_with("bestmove")
+        });
+        if let Err(e) = check_bestmove(&Chess::default(), out.last().map_or("", |l| l), &[]) {
+            self.fail(format!("`{go}`: {e}"));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 11. Threads the system refuses
+// ---------------------------------------------------------------------------
+
+/// The engine under `ulimit -v <kb>` (sh needed), as a GUI would start it.
+fn under_address_limit(kb: u64, context: &str) -> Gui {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -v {kb} && exec \"$0\""))
+        .arg(env!("CARGO_BIN_EXE_qilin"))
+        .stderr(Stdio::piped());
+    let mut gui = Gui::with(Engine::from_command(command), context);
+    gui.ready(STARTUP_WITHIN);
+    gui
+}
+
+/// `go perft 4` counts 197,281 leaves from the start position (Chess
+/// Programming Wiki).
+fn check_perft_4(gui: &mut Gui) {
+    gui.send("position startpos");
+    gui.send("go perft 4");
+    let out = gui.read_until(Duration::from_secs(20), "perft total", |l| {
+        l.starts_with("Nodes searched:")
+    });
+    if out.last().map(String::as_str) != Some("Nodes searched: 197281") {
+        gui.fail(format!("perft 4: {:?}", out.last()));
+    }
+}
+
+/// Under 4 GB of address space (protocol.rs's limit) 64 search threads can
+/// be had, and `go perft` counts on them rather than on a second pool.
+/// Under 1 GB, 256 cannot: one error line, and the engine goes on with the
+/// pool it had.
+#[test]
+fn threads_the_system_refuses_are_refused_and_the_pool_kept() {
+    let _serial = serial();
+    let mut gui = under_address_limit(4 << 20, "ulimit -v 4 GB, Threads 64");
+    gui.send("setoption name Threads value 64");
+    let (out, _) = gui.ready(Duration::from_secs(5));
+    if !errors(&out).is_empty() {
+        gui.fail(format!("Threads 64 under 4 GB refused: {out:?}"));
+    }
+    check_perft_4(&mut gui);
+    gui.go_checked("go depth 5");
+    gui.quit();
+
+    let mut gui = under_address_limit(1 << 20, "ulimit -v 1 GB, Threads 256");
+    gui.send("setoption name Threads value 256");
+    let (out, _) = gui.ready(Duration::from_secs(5));
+    let errs = errors(&out);
+    let refused = errs.len() == 1
+        && errs[0].starts_with("info string error: cannot start 256 search threads")
+        && errs[0].ends_with("; keeping 1");
+    if !refused {
+        gui.fail(format!("want one error line refusing 256 threads: {out:?}"));
+    }
+    check_perft_4(&mut gui);
+    gui.go_checked("go depth 5");
     gui.quit();
 }

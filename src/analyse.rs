@@ -124,8 +124,7 @@ impl AnalyseArgs {
 /// move).
 pub fn run(args: &AnalyseArgs, net: Arc<Network>) -> Result<(), String> {
     let game = args.game()?;
-    let mut engine = Engine::new(usize::from(args.threads), args.hash as usize)
-        .ok_or("cannot allocate the hash table")?;
+    let mut engine = Engine::new(usize::from(args.threads), args.hash as usize)?;
     engine.set_net(net);
     let request = SearchRequest {
         game,

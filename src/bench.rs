@@ -33,7 +33,8 @@ pub struct BenchTotals {
 }
 
 /// Runs the bench with `net`, writing a line per position and the total to
-/// `out`. `signals.stop` ends it within one search's stop latency.
+/// `out`. `signals.stop` ends it within one search's stop latency; a bench
+/// so cut short says after how many positions, and writes no total.
 pub fn run(
     depth: Option<u32>,
     net: Arc<Network>,
@@ -41,13 +42,16 @@ pub fn run(
     out: &dyn Fn(&str),
 ) -> BenchTotals {
     let depth = depth.unwrap_or(DEFAULT_DEPTH);
-    let Some(mut engine) = Engine::new(1, 16) else {
-        out("bench: cannot allocate 16 MB");
-        return BenchTotals {
-            nodes: 0,
-            nps: 0,
-            complete: false,
-        };
+    let mut engine = match Engine::new(1, 16) {
+        Ok(engine) => engine,
+        Err(e) => {
+            out(&format!("info string error: bench: {e}"));
+            return BenchTotals {
+                nodes: 0,
+                nps: 0,
+                complete: false,
+            };
+        }
     };
     engine.set_net(net);
     crate::eval::prepare();
@@ -66,6 +70,7 @@ pub fn run(
         };
         // Each position from empty tables, as if searched alone.
         engine.clear();
+        engine.wait_for_table(&signals.stop);
         let limits = SearchLimits {
             depth: Some(depth),
             ..SearchLimits::default()
@@ -76,7 +81,10 @@ pub fn run(
         searching += started.elapsed();
         total += result.nodes;
         if signals.stop.load(Ordering::Relaxed) {
-            out(&format!("bench stopped at position {}/{count}", i + 1));
+            // No total: OpenBench would take a cut-short run for a bench.
+            out(&format!(
+                "info string bench stopped after {i} of {count} positions"
+            ));
             complete = false;
             break;
         }
@@ -89,7 +97,9 @@ pub fn run(
     }
     let us = searching.as_micros().max(1) as u64;
     let nps = total * 1_000_000 / us;
-    out(&format!("{total} nodes {nps} nps"));
+    if complete {
+        out(&format!("{total} nodes {nps} nps"));
+    }
     BenchTotals {
         nodes: total,
         nps,

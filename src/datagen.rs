@@ -158,8 +158,9 @@ pub fn run(settings: &Settings, net: Arc<Network>) -> Result<u64, String> {
         for _ in 0..threads {
             scope.spawn(|| {
                 let fail = |e: String| *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                let Some(mut engine) = Engine::new(1, 16) else {
-                    return fail("cannot allocate 16 MB".into());
+                let mut engine = match Engine::new(1, 16) {
+                    Ok(engine) => engine,
+                    Err(e) => return fail(e),
                 };
                 engine.set_net(net.clone());
                 loop {

@@ -90,7 +90,7 @@ pub fn generate(
     } else {
         START_PLIES
     };
-    let mut engine = Engine::new(1, 1).ok_or("cannot allocate a 1 MB table")?;
+    let mut engine = Engine::new(1, 1)?;
     engine.set_net(net);
     crate::eval::prepare();
     let mut rng = SplitMix64::new(request.seed);

@@ -131,8 +131,7 @@ impl NetArg {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if are_uci_lines(&args) {
-        qilin::uci::run_lines(&args);
-        return ExitCode::SUCCESS;
+        return failure_of("uci", qilin::uci::run_lines(&args));
     }
     let cli = Cli::parse();
     if cli.version {
@@ -140,10 +139,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     match cli.tool {
-        None => {
-            qilin::uci::run();
-            ExitCode::SUCCESS
-        }
+        None => failure_of("uci", qilin::uci::run()),
         Some(Tool::Perft(args)) => perft(&args),
         Some(Tool::Bench(args)) => {
             let net = match args.net.resolve("bench") {
@@ -259,7 +255,10 @@ fn perft(args: &PerftArgs) -> ExitCode {
         Ok(g) => g,
         Err(e) => return usage_error("perft", &e),
     };
-    let pool = qilin::search::thread_pool(usize::from(args.threads));
+    let pool = match qilin::search::thread_pool(usize::from(args.threads)) {
+        Ok(pool) => pool,
+        Err(e) => return failure_of("perft", Err::<(), _>(e)),
+    };
     let stop = AtomicBool::new(false);
     match qilin::perft::report(game.position(), args.depth, mode, Some(&pool), &stop) {
         Some(lines) => lines.iter().for_each(|l| println!("{l}")),

@@ -254,8 +254,8 @@ pub fn run(args: &AnnotateArgs, net: Arc<Network>) -> Result<(), Failure> {
                 .map_err(|e| Failure::Run(format!("cannot write {path}: {e}")))?,
         )),
     };
-    let mut engine = Engine::new(usize::from(args.threads), args.hash as usize)
-        .ok_or_else(|| Failure::Run("cannot allocate the hash table".to_string()))?;
+    let mut engine =
+        Engine::new(usize::from(args.threads), args.hash as usize).map_err(Failure::Run)?;
     engine.set_net(net);
     let mut searcher = Searcher {
         engine,

@@ -10,31 +10,123 @@ use super::tablebase::{Tablebases, TbConfig};
 use super::tt::TranspositionTable;
 use super::{SearchRequest, Signals};
 use crate::nnue::{self, NetError, Network};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
-/// Search threads recurse deeply over copied positions and move lists.
-const STACK_SIZE: usize = 64 << 20;
+/// The stack of a search thread. The deepest recursion is MAX_PLY (128)
+/// plies of `search` and `qsearch`; measured in release builds (the address
+/// of a local at each node against the root's, docs/controller.md): at most
+/// 10.8 KB a ply, 1.4 MB for 128 plies. 8 MB leaves more than five times
+/// that; debug builds, whose frames are several times larger, get 32 MB.
+/// (64 MB a thread reserved 16 GB of address space for 256 threads and
+/// ended the engine under a 4 GB limit.)
+const STACK_SIZE: usize = if cfg!(debug_assertions) {
+    32 << 20
+} else {
+    8 << 20
+};
 
-/// A pool of `threads` workers; one that cannot be built (the system refused
-/// threads) falls back to the smallest pool rayon can make.
-pub fn thread_pool(threads: usize) -> Arc<rayon::ThreadPool> {
-    let build = |n: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .stack_size(STACK_SIZE)
-            .build()
-    };
-    let pool = build(threads).or_else(|_| build(1)).unwrap_or_else(|e| {
-        eprintln!("cannot start any thread: {e}");
-        std::process::exit(1)
-    });
-    Arc::new(pool)
+/// A pool of `threads` search workers, or why the system refused it.
+pub fn thread_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, String> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(STACK_SIZE)
+        .build()
+        .map(Arc::new)
+        .map_err(|e| format!("cannot start {threads} search threads ({e})"))
+}
+
+/// The table the next search uses: ready, or being made ready (built or
+/// cleared) by a thread of its own, so that whoever sets `Hash`, `Clear
+/// Hash` or `ucinewgame` never waits for gigabytes to be written. The next
+/// search waits for it (the table it finds is the one asked for, empty);
+/// a search stopped meanwhile does not.
+#[derive(Clone)]
+struct NextTable(Arc<Mutex<TableState>>);
+
+struct TableState {
+    ready: Option<Arc<TranspositionTable>>,
+    preparing: Option<JoinHandle<Arc<TranspositionTable>>>,
+}
+
+type TableWork = Box<dyn FnOnce() -> Arc<TranspositionTable> + Send>;
+
+impl NextTable {
+    fn ready(table: TranspositionTable) -> NextTable {
+        NextTable(Arc::new(Mutex::new(TableState {
+            ready: Some(Arc::new(table)),
+            preparing: None,
+        })))
+    }
+
+    fn state(&self) -> MutexGuard<'_, TableState> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A table that `work` makes on a thread of its own (on this thread
+    /// when the system gives none).
+    fn prepared_by(work: impl FnOnce() -> Arc<TranspositionTable> + Send + 'static) -> NextTable {
+        // Handed over by a channel, so that it is still here to run if
+        // the thread cannot be started.
+        let (tx, rx) = crossbeam_channel::bounded::<TableWork>(1);
+        let spawned = std::thread::Builder::new()
+            .name("table".into())
+            .spawn(move || {
+                rx.recv()
+                    .map_or_else(|_| Arc::new(TranspositionTable::minimal()), |w| w())
+            });
+        let work: TableWork = Box::new(work);
+        let state = match spawned {
+            Ok(handle) => {
+                let _ = tx.send(work);
+                TableState {
+                    ready: None,
+                    preparing: Some(handle),
+                }
+            }
+            Err(_) => TableState {
+                ready: Some(work()),
+                preparing: None,
+            },
+        };
+        NextTable(Arc::new(Mutex::new(state)))
+    }
+
+    /// The table once it is ready, or `None` if `stop` is raised first.
+    fn wait(&self, stop: &AtomicBool) -> Option<Arc<TranspositionTable>> {
+        loop {
+            {
+                let mut state = self.state();
+                if let Some(handle) = state.preparing.take_if(|h| h.is_finished()) {
+                    // A thread that failed leaves a working table all the same.
+                    let table = handle
+                        .join()
+                        .unwrap_or_else(|_| Arc::new(TranspositionTable::minimal()));
+                    state.ready = Some(table);
+                }
+                if state.preparing.is_none() {
+                    return state.ready.clone();
+                }
+            }
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// The table if it is ready now.
+    fn now(&self) -> Option<Arc<TranspositionTable>> {
+        self.wait(&AtomicBool::new(true))
+    }
 }
 
 #[derive(Clone)]
 pub struct Engine {
     pool: Arc<rayon::ThreadPool>,
-    tt: Arc<TranspositionTable>,
+    tt: NextTable,
     /// The size `tt` was made with.
     hash_mb: usize,
     histories: Arc<HistoryTables>,
@@ -59,12 +151,13 @@ pub struct SyzygyLoad {
 
 impl Engine {
     /// An engine with `threads` search threads and a table of `hash_mb`
-    /// megabytes; `None` when the memory cannot be had.
-    pub fn new(threads: usize, hash_mb: usize) -> Option<Engine> {
-        let tt = TranspositionTable::new(hash_mb, threads)?;
-        Some(Engine {
-            pool: thread_pool(threads),
-            tt: Arc::new(tt),
+    /// megabytes; `Err` says what the system refused (memory, threads).
+    pub fn new(threads: usize, hash_mb: usize) -> Result<Engine, String> {
+        let tt = TranspositionTable::new(hash_mb, threads)
+            .ok_or_else(|| format!("not enough memory for Hash {hash_mb} MB"))?;
+        Ok(Engine {
+            pool: thread_pool(threads)?,
+            tt: NextTable::ready(tt),
             hash_mb,
             histories: Arc::new(HistoryTables::new(threads)),
             tablebases: None,
@@ -102,28 +195,54 @@ impl Engine {
         self.hash_mb
     }
 
-    /// A new pool of `threads` and fresh histories for it.
-    pub fn set_threads(&mut self, threads: usize) {
-        self.pool = thread_pool(threads);
+    /// A new pool of `threads` and fresh histories for it. On `Err` (the
+    /// system refused the threads) the pool and histories stay.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+        self.pool = thread_pool(threads)?;
         self.histories = Arc::new(HistoryTables::new(self.threads()));
+        Ok(())
     }
 
-    /// A new, empty table of `mb` megabytes; on `Err` (not enough memory)
-    /// the old one stays.
+    /// A new, empty table of `mb` megabytes for the next search; on `Err`
+    /// (not enough memory) the old one stays. Only the memory is had here;
+    /// it is written on a thread of its own, which also lets go of the old
+    /// table (freeing gigabytes takes time too).
     pub fn set_hash(&mut self, mb: usize) -> Result<(), String> {
-        let tt = TranspositionTable::new(mb, self.threads())
+        let reserved = TranspositionTable::reserve(mb)
             .ok_or_else(|| format!("not enough memory for Hash {mb} MB"))?;
-        self.tt = Arc::new(tt);
+        let threads = self.threads();
+        let old = std::mem::replace(
+            &mut self.tt,
+            NextTable::ready(TranspositionTable::minimal()),
+        );
+        self.tt = NextTable::prepared_by(move || {
+            drop(old);
+            Arc::new(reserved.fill(threads))
+        });
         self.hash_mb = mb;
         Ok(())
     }
 
-    /// Forgets everything learnt: an empty table and fresh histories. A
-    /// search still running keeps its histories; it shares the table, whose
-    /// slots are atomic, so the clearing only costs it some hits.
+    /// Forgets everything learnt: an empty table and fresh histories. The
+    /// table is emptied on a thread of its own; the next search waits for
+    /// it. A search still running keeps its histories; it shares the
+    /// table, whose slots are atomic, so the clearing only costs it some
+    /// hits. A table still being made is empty already.
     pub fn clear(&mut self) {
-        self.tt.clear(self.threads());
+        if let Some(table) = self.tt.now() {
+            let threads = self.threads();
+            self.tt = NextTable::prepared_by(move || {
+                table.clear(threads);
+                table
+            });
+        }
         self.histories = Arc::new(HistoryTables::new(self.threads()));
+    }
+
+    /// Waits until the table of the next search is ready, or `stop` is
+    /// raised: for callers that time the search alone.
+    pub fn wait_for_table(&self, stop: &AtomicBool) {
+        let _ = self.tt.wait(stop);
     }
 
     /// The net the search uses.
@@ -161,12 +280,15 @@ impl Engine {
         super::run(self, request, listener, signals)
     }
 
-    pub(super) fn pool(&self) -> &Arc<rayon::ThreadPool> {
+    /// The search threads; `perft` shares its root moves over them too.
+    pub fn pool(&self) -> &Arc<rayon::ThreadPool> {
         &self.pool
     }
 
-    pub(super) fn tt(&self) -> &Arc<TranspositionTable> {
-        &self.tt
+    /// The table for a search, once it is ready; `None` when `stop` is
+    /// raised before.
+    pub(super) fn table(&self, stop: &AtomicBool) -> Option<Arc<TranspositionTable>> {
+        self.tt.wait(stop)
     }
 
     pub(super) fn histories(&self) -> &Arc<HistoryTables> {

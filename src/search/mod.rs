@@ -378,7 +378,12 @@ fn run(
         .tablebases()
         .and_then(|tb| tb.rank_root(game, &root_moves, engine.tb_config()));
     report_tb_failures(engine.tablebases().map(|tb| &**tb), listener);
-    let shared = shared_state(engine, request, root_moves, ranking, listener, signals);
+    // A table still being built or cleared is waited for; a search stopped
+    // meanwhile plays its first iteration's move with a table of its own.
+    let tt = engine
+        .table(&signals.stop)
+        .unwrap_or_else(|| Arc::new(TranspositionTable::minimal()));
+    let shared = shared_state(engine, tt, request, root_moves, ranking, listener, signals);
     let threads = engine.pool().current_num_threads();
     let histories = if engine.histories().threads() == threads {
         Arc::clone(engine.histories())
@@ -409,6 +414,7 @@ fn report_tb_failures(tables: Option<&Tablebases>, listener: &dyn Listener) {
 /// iteration: those the tables rank best when the root is in them.
 fn shared_state<'a>(
     engine: &Engine,
+    tt: Arc<TranspositionTable>,
     request: &SearchRequest,
     mut root_moves: Vec<Move>,
     ranking: Option<RootRanking>,
@@ -441,9 +447,9 @@ fn shared_state<'a>(
     };
     // Captures first for the first iteration; later ones sort by score.
     root_moves.sort_by_key(|m| std::cmp::Reverse(m.capture().map_or(0, |r| r as u8)));
-    engine.tt().new_search();
+    tt.new_search();
     Shared {
-        tt: Arc::clone(engine.tt()),
+        tt,
         signals,
         listener,
         abort: AtomicBool::new(false),

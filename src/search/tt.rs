@@ -133,16 +133,11 @@ fn unpack(data: u64) -> (TtEntry, u8) {
 }
 
 /// A pool for zeroing a table, apart from the search's pool so that a search
-/// in progress never delays it. Without threads to spare the calling thread
-/// does the work (a pool of one still runs it).
-fn housekeeping_pool(threads: usize) -> rayon::ThreadPool {
+/// in progress never delays it; `None` when the system gives no threads
+/// (the calling thread then does the work alone).
+fn housekeeping_pool(threads: usize) -> Option<rayon::ThreadPool> {
     let build = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build();
-    build(threads.clamp(1, 64))
-        .or_else(|_| build(1))
-        .unwrap_or_else(|e| {
-            eprintln!("cannot start any thread: {e}");
-            std::process::exit(1)
-        })
+    build(threads.clamp(1, 64)).or_else(|_| build(1)).ok()
 }
 
 /// The memory the process can still take (the machine's and its
@@ -152,39 +147,75 @@ fn available_mb() -> Option<usize> {
     super::memory::available_bytes().map(|bytes| (bytes >> 20) as usize)
 }
 
+/// The memory of a table, had but not yet written: having it is quick (the
+/// system only maps it), writing it takes about a second per gigabyte, so
+/// that part can go to a thread of its own ([`Reserved::fill`]).
+pub struct Reserved {
+    buckets: Vec<Bucket>,
+    count: usize,
+}
+
+impl Reserved {
+    /// The table, every slot empty, written by `threads` threads.
+    pub fn fill(mut self, threads: usize) -> TranspositionTable {
+        let count = self.count;
+        match housekeeping_pool(threads) {
+            Some(pool) => pool.install(|| {
+                (0..count)
+                    .into_par_iter()
+                    .map(|_| Bucket::default())
+                    .collect_into_vec(&mut self.buckets)
+            }),
+            None => self.buckets.extend((0..count).map(|_| Bucket::default())),
+        }
+        TranspositionTable {
+            buckets: self.buckets.into_boxed_slice(),
+            age: AtomicU8::new(0),
+        }
+    }
+}
+
 impl TranspositionTable {
     /// A table of `mb` megabytes, zeroed by `threads` threads. `None` when
     /// the memory cannot be had.
     pub fn new(mb: usize, threads: usize) -> Option<TranspositionTable> {
+        Some(TranspositionTable::reserve(mb)?.fill(threads))
+    }
+
+    /// The memory of a table of `mb` megabytes, to be filled; `None` when
+    /// it cannot be had.
+    pub fn reserve(mb: usize) -> Option<Reserved> {
         if available_mb().is_some_and(|free| mb > free * 9 / 10) {
             return None;
         }
-        let count = (mb << 20) / std::mem::size_of::<Bucket>();
+        let count = ((mb << 20) / std::mem::size_of::<Bucket>()).max(1);
         let mut buckets: Vec<Bucket> = Vec::new();
-        buckets.try_reserve_exact(count.max(1)).ok()?;
-        housekeeping_pool(threads).install(|| {
-            (0..count.max(1))
-                .into_par_iter()
-                .map(|_| Bucket::default())
-                .collect_into_vec(&mut buckets)
-        });
-        Some(TranspositionTable {
-            buckets: buckets.into_boxed_slice(),
+        buckets.try_reserve_exact(count).ok()?;
+        Some(Reserved { buckets, count })
+    }
+
+    /// A table of one bucket: what a search uses when it is stopped before
+    /// its real table is ready (it then only plays a legal move).
+    pub fn minimal() -> TranspositionTable {
+        TranspositionTable {
+            buckets: Box::new([Bucket::default()]),
             age: AtomicU8::new(0),
-        })
+        }
     }
 
     /// Empties every slot, with `threads` threads of its own: never the
     /// search's pool, which may be busy searching.
     pub fn clear(&self, threads: usize) {
-        housekeeping_pool(threads).install(|| {
-            self.buckets.par_iter().for_each(|b| {
-                for s in &b.0 {
-                    s.check.store(0, Ordering::Relaxed);
-                    s.data.store(0, Ordering::Relaxed);
-                }
-            })
-        });
+        let zero = |b: &Bucket| {
+            for s in &b.0 {
+                s.check.store(0, Ordering::Relaxed);
+                s.data.store(0, Ordering::Relaxed);
+            }
+        };
+        match housekeeping_pool(threads) {
+            Some(pool) => pool.install(|| self.buckets.par_iter().for_each(zero)),
+            None => self.buckets.iter().for_each(zero),
+        }
         self.age.store(0, Ordering::Relaxed);
     }
 

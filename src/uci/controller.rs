@@ -1,11 +1,19 @@
 //! The controller: owns the game, the options and the search engine, and
 //! executes commands strictly in the order they came. Long work (search,
-//! perft, bench) runs as a job on its own thread, one job at a time; a job
-//! asked for while another runs is prepared at once (the game and options
-//! of that moment) and queued. So the controller never waits: `isready` is
-//! answered at once and in order, `stop` and `ponderhit` reach the job they
-//! belong to, and settings that touch the tables give the next search new
-//! ones or clear the shared table with threads of their own.
+//! perft, bench) runs as a job on its own thread, one job at a time. So the
+//! controller never waits: `isready` is answered at once and in order, and
+//! settings that touch the tables give the next search new ones, built or
+//! cleared by threads of their own (the next search waits for them).
+//!
+//! A `go` (or `perft`, `bench`) sent while a job runs is a GUI's mistake,
+//! answered so: it is prepared at once (the game and options of that
+//! moment) and queued behind the running job, and runs when that one ends,
+//! as scripts that send `go` before the last `bestmove` expect. A running
+//! or queued infinite or ponder search, which would hold the queue for
+//! ever, is stopped first, with an error line. `stop` ends the running job
+//! and every queued one: each `go` still gets exactly one `bestmove` (a
+//! queued one answers at once, with its first iteration's move), in the
+//! order of the `go` lines. `ponderhit` reaches the newest job.
 
 use super::listener::{UciListener, bestmove_lines};
 use super::options::{Change, Options};
@@ -43,7 +51,86 @@ struct JobControl {
     released_by_ponderhit: bool,
 }
 
+impl JobControl {
+    /// Raises `stop` and lets the job end.
+    fn stop(&mut self) {
+        self.signals.stop.store(true, Ordering::SeqCst);
+        self.waits_for_release = false;
+    }
+}
+
 type Work = Box<dyn FnOnce(Arc<Signals>) + Send>;
+
+/// Places where a unit test makes a `go` fail, to see it answered all the
+/// same; outside unit tests [`Faults::check`] is empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FaultPoint {
+    /// Preparing the search, on the controller thread.
+    PrepareGo,
+    /// Writing the draw claims and `bestmove`, on the job's thread.
+    WriteBestmove,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Faults {
+    #[cfg(test)]
+    at: Option<FaultPoint>,
+}
+
+impl Faults {
+    #[inline(always)]
+    fn check(self, point: FaultPoint) {
+        #[cfg(test)]
+        if self.at == Some(point) {
+            panic!("fault injected by a test: {point:?}");
+        }
+        #[cfg(not(test))]
+        let _ = point;
+    }
+}
+
+/// A `go` made ready on the controller thread, run on the job's.
+struct SearchJob {
+    request: SearchRequest,
+    listener: UciListener,
+    /// False when preparing it failed: it answers with a legal move.
+    search: bool,
+    infinite: bool,
+    ponder: bool,
+    faults: Faults,
+}
+
+impl SearchJob {
+    /// Searches, waits for the release of an infinite or ponder search, and
+    /// writes `bestmove`: exactly one, whatever fails on the way.
+    fn run(self, engine: &Engine, signals: &Signals) {
+        let out = &self.listener.out;
+        let result = if self.search {
+            catch_unwind(AssertUnwindSafe(|| {
+                engine.search(&self.request, &self.listener, signals)
+            }))
+            .unwrap_or_else(|_| {
+                out.error("internal error in the search: playing the first legal move");
+                first_legal_move(&self.request)
+            })
+        } else {
+            first_legal_move(&self.request)
+        };
+        wait_for_release(signals, self.infinite, self.ponder);
+        let game = &self.request.game;
+        let lines = catch_unwind(AssertUnwindSafe(|| {
+            self.faults.check(FaultPoint::WriteBestmove);
+            bestmove_lines(game, &result)
+        }))
+        .unwrap_or_else(|_| {
+            out.error("internal error while writing the draw claims: bestmove alone");
+            vec![bare_bestmove(game.castling_mode(), &result)]
+        });
+        for line in &lines {
+            out.line(line);
+        }
+    }
+}
 
 /// A job running on its own thread.
 struct Running {
@@ -82,21 +169,20 @@ pub struct Controller {
     /// Lines from the command line (`qilin "genfens …" "quit"`): `quit` lets
     /// the jobs run to their end instead of stopping them.
     finish_jobs_on_quit: bool,
+    faults: Faults,
 }
 
 impl Controller {
-    pub fn new(input: Receiver<Parsed>, out: Output) -> Controller {
-        let options = Options::default();
+    /// `Err` when not even a table of 1 MB and one search thread can be had.
+    pub fn new(input: Receiver<Parsed>, out: Output) -> Result<Controller, String> {
+        let mut options = Options::default();
         let engine = Engine::new(options.threads, options.hash_mb)
-            .or_else(|| Engine::new(options.threads, 1))
-            .unwrap_or_else(|| {
-                eprintln!("cannot allocate a hash table");
-                std::process::exit(1)
-            });
+            .or_else(|_| Engine::new(options.threads, 1))?;
+        options.hash_mb = engine.hash_mb();
         // Tables the evaluation builds once: before the first `go`, so
         // that no search pays for them on the clock.
         std::thread::spawn(crate::eval::prepare);
-        Controller {
+        Ok(Controller {
             game: Game::default(),
             engine,
             options,
@@ -113,7 +199,8 @@ impl Controller {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64),
             finish_jobs_on_quit: false,
-        }
+            faults: Faults::default(),
+        })
     }
 
     /// A controller for lines given on the command line: every job they
@@ -147,17 +234,17 @@ impl Controller {
             }
         }
         while self.finish_jobs_on_quit
-            && let Some(job) = &self.running
+            && let Some(job) = &mut self.running
         {
             if job.control.waits_for_release {
-                job.control.signals.stop.store(true, Ordering::SeqCst);
+                job.control.stop();
             }
             self.finish_job();
             self.start_next_job();
         }
         self.queued.clear();
-        if let Some(job) = &self.running {
-            job.control.signals.stop.store(true, Ordering::SeqCst);
+        if let Some(job) = &mut self.running {
+            job.control.stop();
         }
         self.finish_job();
     }
@@ -292,7 +379,13 @@ impl Controller {
             Ok(change) => change,
         };
         match change {
-            Change::Threads => self.engine.set_threads(self.options.threads),
+            Change::Threads => {
+                if let Err(e) = self.engine.set_threads(self.options.threads) {
+                    let kept = self.engine.threads();
+                    self.out.error(&format!("{e}; keeping {kept}"));
+                    self.options.threads = kept;
+                }
+            }
             Change::Chess960 => self.game.set_castling_mode(self.castling_mode()),
             Change::Hash => {
                 if let Err(e) = self.engine.set_hash(self.options.hash_mb) {
@@ -350,7 +443,7 @@ impl Controller {
         }
     }
 
-    /// The job that `stop` and `ponderhit` are meant for: the last one asked for.
+    /// The job that `ponderhit` is meant for: the last one asked for.
     fn newest_job(&mut self) -> Option<&mut JobControl> {
         match self.queued.back_mut() {
             Some(q) => Some(&mut q.control),
@@ -358,10 +451,14 @@ impl Controller {
         }
     }
 
+    /// Ends the running job and every queued one (see the module comment):
+    /// the GUI that sends `stop` waits for every `bestmove` it is owed.
     fn signal_stop(&mut self) {
-        if let Some(job) = self.newest_job() {
-            job.signals.stop.store(true, Ordering::SeqCst);
-            job.waits_for_release = false;
+        if let Some(job) = &mut self.running {
+            job.control.stop();
+        }
+        for job in &mut self.queued {
+            job.control.stop();
         }
     }
 
@@ -393,10 +490,10 @@ impl Controller {
         released_by_ponderhit: bool,
         work: impl FnOnce(Arc<Signals>) + Send + 'static,
     ) {
-        if self.newest_job().is_some_and(|j| j.waits_for_release) {
+        if let Some(job) = self.newest_job().filter(|j| j.waits_for_release) {
+            job.stop();
             self.out
                 .error("go, perft or bench while an infinite or ponder search runs: stopping it");
-            self.signal_stop();
         }
         self.queued.push_back(Queued {
             control: JobControl {
@@ -417,10 +514,38 @@ impl Controller {
         };
         let (tx, done) = crossbeam_channel::bounded::<()>(0);
         let signals = Arc::clone(&control.signals);
-        let handle = std::thread::spawn(move || {
-            let _tx = tx;
-            work(signals);
-        });
+        let out = self.out.clone();
+        // The work waits in a slot, so that it can still run here, stopped
+        // at once, if the system gives no thread: every `go` is answered.
+        let slot = Arc::new(std::sync::Mutex::new(Some(work)));
+        let take = |slot: &std::sync::Mutex<Option<Work>>| {
+            slot.lock().unwrap_or_else(|e| e.into_inner()).take()
+        };
+        let job_slot = Arc::clone(&slot);
+        let job_signals = Arc::clone(&signals);
+        let spawned = std::thread::Builder::new()
+            .name("job".into())
+            .spawn(move || {
+                let _tx = tx;
+                if let Some(work) = take(&job_slot)
+                    && catch_unwind(AssertUnwindSafe(|| work(job_signals))).is_err()
+                {
+                    out.error("internal error: a job failed");
+                }
+            });
+        let handle = match spawned {
+            Ok(handle) => handle,
+            Err(e) => {
+                self.out.error(&format!(
+                    "cannot start a thread for the job ({e}): stopping it"
+                ));
+                signals.stop.store(true, Ordering::SeqCst);
+                if let Some(work) = take(&slot) {
+                    work(signals);
+                }
+                return self.start_next_job();
+            }
+        };
         self.running = Some(Running {
             control,
             done,
@@ -436,11 +561,45 @@ impl Controller {
             .then(|| Strength::new(self.options.elo, self.strength_seed))
     }
 
+    /// Queues the search of a `go`. A failure while preparing it (a bug)
+    /// still gives the `go` its `bestmove`: a legal move, with an error line.
     fn go(&mut self, params: &GoParams) {
+        let (infinite, ponder) = (params.infinite, params.ponder);
+        let prepared = catch_unwind(AssertUnwindSafe(|| self.prepare_search(params)));
+        let (request, search) = match prepared {
+            Ok(request) => (request, true),
+            Err(_) => {
+                self.out
+                    .error("internal error while preparing the search: playing a legal move");
+                let limits = SearchLimits::default();
+                (SearchRequest::new(self.game.clone(), limits), false)
+            }
+        };
+        let job = SearchJob {
+            request,
+            listener: UciListener {
+                out: self.out.clone(),
+                mode: self.game.castling_mode(),
+                show_wdl: self.options.show_wdl,
+            },
+            search,
+            infinite,
+            ponder,
+            faults: self.faults,
+        };
+        let engine = self.engine.clone();
+        self.submit(infinite || ponder, ponder && !infinite, move |signals| {
+            job.run(&engine, &signals);
+        });
+    }
+
+    /// The request of a `go`, after the lines that say how the game stands.
+    fn prepare_search(&mut self, params: &GoParams) -> SearchRequest {
+        self.faults.check(FaultPoint::PrepareGo);
         for line in super::rule_lines(&self.game.rule_status()) {
             self.out.line(&line);
         }
-        let request = SearchRequest {
+        SearchRequest {
             game: self.game.clone(),
             limits: search_limits(
                 params,
@@ -450,29 +609,7 @@ impl Controller {
             searchmoves: self.searchmoves(&params.searchmoves),
             multipv: self.options.multipv,
             strength: self.strength(),
-        };
-        let listener = UciListener {
-            out: self.out.clone(),
-            mode: self.game.castling_mode(),
-            show_wdl: self.options.show_wdl,
-        };
-        let engine = self.engine.clone();
-        let (infinite, ponder) = (params.infinite, params.ponder);
-        self.submit(infinite || ponder, ponder && !infinite, move |signals| {
-            let result = catch_unwind(AssertUnwindSafe(|| {
-                engine.search(&request, &listener, &signals)
-            }))
-            .unwrap_or_else(|_| {
-                listener
-                    .out
-                    .error("internal error in the search: playing the first legal move");
-                first_legal_move(&request)
-            });
-            wait_for_release(&signals, infinite, ponder);
-            for line in bestmove_lines(&request.game, &result) {
-                listener.out.line(&line);
-            }
-        });
+        }
     }
 
     /// The legal moves of `go searchmoves`, each once; illegal ones are
@@ -494,14 +631,15 @@ impl Controller {
         moves
     }
 
+    /// Counts on the search's threads: no second pool (which the system
+    /// may refuse) for a job that never runs beside a search.
     fn perft(&mut self, depth: u32) {
         let pos = self.game.position().clone();
         let mode = self.game.castling_mode();
-        let threads = self.options.threads;
+        let engine = self.engine.clone();
         let out = self.out.clone();
         self.submit(false, false, move |signals| {
-            let pool = crate::search::thread_pool(threads);
-            match perft::report(&pos, depth, mode, Some(&pool), &signals.stop) {
+            match perft::report(&pos, depth, mode, Some(engine.pool()), &signals.stop) {
                 Some(lines) => lines.iter().for_each(|l| out.line(l)),
                 None => out.info_string("perft stopped"),
             }
@@ -600,6 +738,14 @@ fn first_legal_move(request: &SearchRequest) -> SearchResult {
     }
 }
 
+/// `bestmove` without the claims, for when writing them failed.
+fn bare_bestmove(mode: CastlingMode, result: &SearchResult) -> String {
+    match result.best {
+        Some(m) => format!("bestmove {}", m.to_uci(mode)),
+        None => "bestmove (none)".to_string(),
+    }
+}
+
 /// The board as Stockfish's `d` draws it, White at the bottom.
 fn board_diagram(pos: &Chess) -> Vec<String> {
     let rule = " +---+---+---+---+---+---+---+---+".to_string();
@@ -626,6 +772,7 @@ Commands besides the standard ones:
   eval                   the static evaluation: the net's output, or a known endgame's rule
   perft <depth>          count the leaves of the move tree (also: go perft <depth>)
   bench [depth]          search the bench positions; last line: <nodes> nodes <nps> nps
+                         (stopped: info string bench stopped after <k> of <n> positions)
   genfens <N> seed <S> book <None|file>
                          N opening positions for OpenBench: info string genfens <FEN>
   help                   this text
@@ -641,6 +788,119 @@ mod tests {
             Some(Command::Go(g)) => g,
             other => panic!("not a go: {other:?}"),
         }
+    }
+
+    /// An output that a test reads back.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Captured {
+        fn lines(&self) -> Vec<String> {
+            let bytes = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            String::from_utf8_lossy(&bytes)
+                .lines()
+                .map(str::to_string)
+                .collect()
+        }
+
+        fn bestmoves(&self) -> Vec<String> {
+            let all = self.lines();
+            all.into_iter()
+                .filter(|l| l.starts_with("bestmove"))
+                .collect()
+        }
+
+        /// Waits up to 10 s for `n` bestmove lines.
+        fn wait_for_bestmoves(&self, n: usize) -> Vec<String> {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while self.bestmoves().len() < n && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            self.bestmoves()
+        }
+    }
+
+    /// A controller on its own thread with `fault` injected; lines go in
+    /// through the returned sender, output comes back in `Captured`.
+    fn controller_with(
+        fault: FaultPoint,
+    ) -> (
+        crossbeam_channel::Sender<Parsed>,
+        Captured,
+        std::thread::JoinHandle<()>,
+    ) {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let captured = Captured::default();
+        let mut controller =
+            Controller::new(rx, Output::new(Box::new(captured.clone()))).expect("controller");
+        controller.faults = Faults { at: Some(fault) };
+        let handle = std::thread::spawn(move || controller.run());
+        (tx, captured, handle)
+    }
+
+    fn send(tx: &crossbeam_channel::Sender<Parsed>, line: &str) {
+        tx.send(super::super::parse::parse(line))
+            .expect("controller runs");
+    }
+
+    /// The move of a `bestmove` line, checked legal in the start position.
+    fn legal_in_startpos(line: &str) -> bool {
+        let game = Game::default();
+        line.split(' ')
+            .nth(1)
+            .is_some_and(|m| game.parse_move(m).is_ok())
+    }
+
+    #[test]
+    fn a_go_whose_preparation_fails_still_gets_one_bestmove() {
+        let (tx, out, handle) = controller_with(FaultPoint::PrepareGo);
+        send(&tx, "position startpos");
+        send(&tx, "go depth 3");
+        let best = out.wait_for_bestmoves(1);
+        assert_eq!(best.len(), 1, "{:#?}", out.lines());
+        assert!(legal_in_startpos(&best[0]), "{best:?}");
+        assert!(out.lines().iter().any(|l| l
+            == "info string error: internal error while preparing the search: playing a legal move"));
+        // An infinite search still waits for `stop`, then answers once.
+        send(&tx, "go infinite");
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(out.bestmoves().len(), 1, "a bestmove before stop");
+        send(&tx, "stop");
+        let best = out.wait_for_bestmoves(2);
+        assert_eq!(best.len(), 2, "{:#?}", out.lines());
+        assert!(legal_in_startpos(&best[1]), "{best:?}");
+        drop(tx);
+        handle.join().expect("controller thread");
+        assert_eq!(out.bestmoves().len(), 2);
+    }
+
+    #[test]
+    fn a_go_whose_bestmove_line_fails_still_gets_one_bestmove() {
+        let (tx, out, handle) = controller_with(FaultPoint::WriteBestmove);
+        send(&tx, "position startpos");
+        send(&tx, "go depth 2");
+        let best = out.wait_for_bestmoves(1);
+        assert_eq!(best.len(), 1, "{:#?}", out.lines());
+        assert!(legal_in_startpos(&best[0]), "{best:?}");
+        assert!(out.lines().iter().any(|l| l
+            == "info string error: internal error while writing the draw claims: bestmove alone"));
+        drop(tx);
+        handle.join().expect("controller thread");
+        assert_eq!(out.bestmoves().len(), 1);
     }
 
     #[test]

@@ -18,10 +18,16 @@ use std::io::BufRead;
 
 /// Runs the protocol on stdin/stdout until `quit` or the end of input. This
 /// thread only reads and parses; the controller executes on its own thread.
-pub fn run() {
+/// `Err` when the engine cannot start at all (no memory or no thread for
+/// even the smallest table and pool).
+pub fn run() -> Result<(), String> {
     let out = Output::stdout();
     let (tx, rx) = crossbeam_channel::unbounded();
-    let controller = std::thread::spawn(move || Controller::new(rx, out).run());
+    let controller = Controller::new(rx, out)?;
+    let controller = std::thread::Builder::new()
+        .name("controller".into())
+        .spawn(move || controller.run())
+        .map_err(|e| format!("cannot start the controller thread: {e}"))?;
     let stdin = std::io::stdin();
     let mut reader = stdin.lock();
     let mut buf = Vec::new();
@@ -41,12 +47,13 @@ pub fn run() {
     }
     drop(tx);
     let _ = controller.join();
+    Ok(())
 }
 
 /// Executes `lines` (the command line's arguments, as OpenBench's client
 /// gives `"genfens …" "quit"`) as if they came on standard input, then
 /// quits once every job they started has ended; standard input is not read.
-pub fn run_lines(lines: &[String]) {
+pub fn run_lines(lines: &[String]) -> Result<(), String> {
     let (tx, rx) = crossbeam_channel::unbounded();
     for line in lines {
         let parsed = parse(line);
@@ -57,9 +64,10 @@ pub fn run_lines(lines: &[String]) {
     }
     // The end of the lines reads as `quit`.
     drop(tx);
-    Controller::new(rx, Output::stdout())
+    Controller::new(rx, Output::stdout())?
         .finishing_jobs_on_quit()
         .run();
+    Ok(())
 }
 
 /// The `info string` lines of RULES.md §5 for a position: game ends first,
