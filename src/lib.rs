@@ -8,6 +8,7 @@ pub mod eval;
 pub mod game;
 pub mod nnue;
 pub mod perft;
+pub mod play;
 pub mod rules_explain;
 pub mod search;
 pub mod train;

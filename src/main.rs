@@ -36,6 +36,8 @@ enum Tool {
     Datagen(DatagenArgs),
     /// Train a neural network (NNUE) on self-play positions and write it quantised
     Train(qilin::train::Settings),
+    /// Play a game against Qilin in the terminal
+    Play(qilin::play::PlayArgs),
 }
 
 #[derive(clap::Args)]
@@ -159,6 +161,10 @@ fn main() -> ExitCode {
             failure_of("datagen", qilin::datagen::run(&a.settings, net))
         }
         Some(Tool::Train(settings)) => failure_of("train", qilin::train::run(&settings)),
+        Some(Tool::Play(args)) => match qilin::play::run(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => usage_error("play", &e),
+        },
     }
 }
 
