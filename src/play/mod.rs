@@ -542,7 +542,7 @@ impl Session {
         let player_moved = |game: &Game, ply: usize| {
             // The side that made the move of `ply` (0-based).
             let first = game.start().turn();
-            let mover = if ply % 2 == 0 { first } else { !first };
+            let mover = if ply.is_multiple_of(2) { first } else { !first };
             mover == self.player
         };
         let moves = self.game.moves().len();
