@@ -65,10 +65,6 @@ fn row(tool: &str, about: &str) -> String {
     format!("| `{usage}` | {about} | {options} |")
 }
 
-/// Tools whose README row is still to be written by whoever edits the
-/// README (their `--help` is checked all the same by the test below).
-const ROWS_PENDING_IN_README: &[&str] = &["annotate"];
-
 #[test]
 fn the_readme_table_is_what_help_says() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
@@ -78,13 +74,18 @@ fn the_readme_table_is_what_help_says() {
     assert_eq!(
         names,
         [
-            "perft", "bench", "analyse", "eval", "datagen", "train", "annotate"
+            "perft",
+            "bench",
+            "analyse",
+            "eval",
+            "datagen",
+            "train",
+            "play",
+            "annotate",
+            "data-stats"
         ]
     );
     for (tool, about) in &tools {
-        if ROWS_PENDING_IN_README.contains(&tool.as_str()) {
-            continue;
-        }
         let row = row(tool, about);
         assert!(
             readme.lines().any(|l| l == row),
@@ -261,4 +262,76 @@ fn arguments_as_uci_lines_and_tools_stay_apart() {
             .is_some_and(|l| l.starts_with("bestmove ")),
         "{out}"
     );
+}
+
+/// A short game piped into `qilin play --ascii`: Qilin (White) can only
+/// move its king between g1 and h1, the player (Black) shuffles between a8
+/// and b8. The output shows the board, an illegal move explained in the
+/// words of `rules_explain`, the offer to claim, the claim, and the saved
+/// game.
+#[test]
+fn play_takes_a_game_from_standard_input() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("qilin-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let pgn = dir.join("game.pgn");
+    let script = format!(
+        "Rd2\nKb8\nKa8\nKb8\nclaim\nclaim Ka8\npgn {}\nquit\n",
+        pgn.display()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qilin"))
+        .args([
+            "play", "--ascii", "--color", "black", "--nodes", "1000", "--fen",
+        ])
+        .args("k7/8/8/8/8/8/3nr3/6K1 w - - 0 1".split(' '))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start qilin play");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(script.as_bytes())
+        .expect("write the script");
+    let out = child.wait_with_output().expect("qilin play ends");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let expected = [
+        // The board from Black's side, Qilin's first move in brackets.
+        "     h  g  f  e  d  c  b  a ",
+        "  1 [K][.] .  .  .  .  .  .  1",
+        "Qilin played Kh1.",
+        // In rules_explain's words, as the UCI loop gives them.
+        "Illegal move 'Rd2':",
+        "  The black rook on e2 cannot go to d2: the black knight on d2 stands there, and a \
+         piece can never capture a piece of its own colour.",
+        "You played Kb8.",
+        "You may claim a draw by threefold repetition with your move Ka8: type claim and the \
+         move (claim Ka8) before you play it.",
+        "No draw can be claimed: the position has stood 2 times (a claim needs 3), and 3 \
+         moves by each side have passed without a capture or a pawn move (a claim needs 50).",
+        "You played Ka8.",
+        "Game over: Draw claimed by Black under threefold repetition. Result 1/2-1/2.",
+        &format!("Game saved to {}.", pgn.display()),
+        "Goodbye.",
+    ];
+    let mut rest = text.as_ref();
+    for line in expected {
+        let at = rest
+            .find(line)
+            .unwrap_or_else(|| panic!("no line {line:?} in order in\n{text}"));
+        rest = &rest[at + line.len()..];
+    }
+    let saved = std::fs::read_to_string(&pgn).expect("the saved game");
+    assert!(
+        saved.contains("[FEN \"k7/8/8/8/8/8/3nr3/6K1 w - - 0 1\"]"),
+        "{saved}"
+    );
+    assert!(
+        saved.contains("1. Kh1 Kb8 2. Kg1 Ka8 3. Kh1 Kb8 4. Kg1 Ka8"),
+        "{saved}"
+    );
+    assert!(saved.trim_end().ends_with("1/2-1/2"), "{saved}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,17 +5,18 @@ mod common;
 use common::*;
 use std::time::{Duration, Instant};
 
-const OPTIONS: [&str; 15] = [
+const OPTIONS: [&str; 16] = [
     "option name Hash type spin default 16 min 1 max 65536",
     "option name Threads type spin default 1 min 1 max 256",
     "option name MultiPV type spin default 1 min 1 max 256",
+    "option name Skill Level type spin default 20 min 0 max 20",
     "option name Ponder type check default false",
     "option name Move Overhead type spin default 10 min 0 max 5000",
     "option name Clear Hash type button",
     "option name UCI_Chess960 type check default false",
     "option name UCI_ShowWDL type check default false",
     "option name UCI_LimitStrength type check default false",
-    "option name UCI_Elo type spin default 1350 min 1350 max 2100",
+    "option name UCI_Elo type spin default 1350 min 1350 max 2850",
     "option name SyzygyPath type string default <empty>",
     "option name SyzygyProbeDepth type spin default 1 min 1 max 100",
     "option name Syzygy50MoveRule type check default true",
@@ -208,6 +209,20 @@ fn setoption_forms() {
     assert_eq!(
         e.ask("setoption name Ponder value yes"),
         vec!["info string error: invalid value for Ponder: 'yes' (expected true or false)"]
+    );
+    // Stockfish's strength options, with Stockfish's ranges.
+    assert!(e.ask("setoption name Skill Level value 0").is_empty());
+    assert!(e.ask("setoption name skill level value 20").is_empty());
+    assert_eq!(
+        e.ask("setoption name Skill Level value 21"),
+        vec!["info string error: invalid value for Skill Level: '21' (expected an integer 0..20)"]
+    );
+    assert!(e.ask("setoption name UCI_Elo value 2850").is_empty());
+    assert_eq!(
+        e.ask("setoption name UCI_Elo value 2851"),
+        vec![
+            "info string error: invalid value for UCI_Elo: '2851' (expected an integer 1350..2850)"
+        ]
     );
     assert_eq!(
         e.ask("setoption Hash 5"),

@@ -836,4 +836,14 @@ fn limited_strength_plays_legal_moves_within_its_node_cap() {
     e.send("setoption name UCI_LimitStrength value false");
     let (_, nodes) = limited_search(&mut e, &format!("position fen {fen}"), "nodes 5000");
     assert!(nodes > 1000, "{nodes}");
+    // Skill Level 0 is Stockfish's 1347: the cap of the lowest level.
+    e.send("setoption name Skill Level value 0");
+    let (_, nodes) = limited_search(&mut e, &format!("position fen {fen}"), "nodes 5000");
+    assert!(nodes <= 2100, "{nodes} nodes at Skill Level 0");
+    // UCI_Elo above the calibrated range, with UCI_LimitStrength winning
+    // over Skill Level: full strength, no cap.
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send("setoption name UCI_Elo value 2850");
+    let (_, nodes) = limited_search(&mut e, &format!("position fen {fen}"), "nodes 5000");
+    assert!(nodes > 2100, "{nodes} nodes at UCI_Elo 2850");
 }

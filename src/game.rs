@@ -159,6 +159,20 @@ impl Game {
         });
     }
 
+    /// Takes back the last move, if any: the game is as it was before it.
+    /// The position is replayed from the start (a take-back is rare; the
+    /// record stays the only state).
+    pub fn take_back(&mut self) -> Option<Move> {
+        let m = self.moves.pop()?;
+        self.plies.pop();
+        let mut pos = self.start.clone();
+        for &played in &self.moves {
+            pos.play_unchecked(played);
+        }
+        self.pos = pos;
+        Some(m)
+    }
+
     pub fn position(&self) -> &Chess {
         &self.pos
     }
@@ -383,6 +397,23 @@ mod tests {
     }
 
     const KNIGHT_SHUFFLE: &str = "g1f3 g8f6 f3g1 f6g8";
+
+    #[test]
+    fn take_back_restores_the_position_and_the_repetition_count() {
+        let mut g = game("startpos", &format!("{KNIGHT_SHUFFLE} {KNIGHT_SHUFFLE}"));
+        assert_eq!(g.repetitions(), 3);
+        let m = g.take_back().expect("a move");
+        assert_eq!(g.to_uci(m), "f6g8");
+        assert_eq!(g.moves().len(), 7);
+        assert_eq!(g.repetitions(), 2, "the position after f3g1 stood twice");
+        assert_eq!(
+            g.fen(),
+            "rnbqkb1r/pppppppp/5n2/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 7 4"
+        );
+        assert!(g.rule_status().claims.is_empty());
+        let mut start = Game::default();
+        assert_eq!(start.take_back(), None);
+    }
 
     #[test]
     fn start_key_is_polyglot() {

@@ -11,6 +11,7 @@ pub mod game;
 pub mod genfens;
 pub mod nnue;
 pub mod perft;
+pub mod play;
 pub mod rules_explain;
 pub mod search;
 pub mod train;

@@ -36,6 +36,8 @@ enum Tool {
     Datagen(DatagenArgs),
     /// Train a neural network (NNUE) on self-play positions and write it quantised
     Train(qilin::train::Settings),
+    /// Play a game against Qilin in the terminal
+    Play(qilin::play::PlayArgs),
     /// Annotate the games of a PGN file: evaluations, mistakes, missed draw claims, illegal moves
     Annotate(AnnotateArgs),
     /// Count what a run of self-play data holds: games, positions, bytes, distinct openings
@@ -183,6 +185,10 @@ fn main() -> ExitCode {
             failure_of("datagen", qilin::datagen::run(&a.settings, net))
         }
         Some(Tool::Train(settings)) => failure_of("train", qilin::train::run(&settings)),
+        Some(Tool::Play(args)) => match qilin::play::run(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => usage_error("play", &e),
+        },
         Some(Tool::DataStats(a)) => data_stats(&a),
         Some(Tool::Annotate(a)) => {
             let net = match a.net.resolve("annotate") {

@@ -10,6 +10,12 @@
 //! with that cap (and the temperature of its level) was matched against
 //! Stockfish 15.1 at the same `UCI_Elo` at 10+0.1 (README, "Playing
 //! strength", for the table and the command).
+//!
+//! Levels are asked for in two ways, both as Stockfish 15.1 declares them
+//! so that a GUI or lichess-bot configuration copied from it works
+//! unchanged: `UCI_Elo` 1350..2850 with `UCI_LimitStrength`, and `Skill
+//! Level` 0..20. Only 1350..[`Strength::MAX_ELO`] is calibrated; a level
+//! above it is played at full strength (see [`Strength::limited`]).
 
 use super::tt::MATE_BOUND;
 
@@ -39,6 +45,34 @@ impl Strength {
     pub const MAX_ELO: u32 = NODE_ANCHORS[NODE_ANCHORS.len() - 1].0;
     /// Lines searched to choose among.
     pub const LINES: usize = 4;
+    /// The top of Stockfish 15.1's `UCI_Elo` range, declared as it is so
+    /// that a configuration copied from Stockfish is accepted.
+    pub const DECLARED_MAX_ELO: u32 = 2850;
+    /// `Skill Level` as Stockfish declares it; the top is full strength.
+    pub const MAX_SKILL: u32 = 20;
+
+    /// The strength to play at for an asked `elo`, or `None` for full
+    /// strength. Above the top calibrated anchor nothing is measured: a
+    /// higher cap or a colder choice would be a guess, while full strength
+    /// is what the number asks for at least as nearly (at 10+0.1 the clock
+    /// already limits Qilin about as much as the top anchor's cap), so it
+    /// plays with no cap and no random choice. Below the bottom anchor the
+    /// level is the bottom one.
+    pub fn limited(elo: u32, seed: u64) -> Option<Strength> {
+        (elo <= Self::MAX_ELO).then(|| Strength::new(elo, seed))
+    }
+
+    /// The Elo a `Skill Level` asks for, or `None` for full strength
+    /// (level 20, or more). The map is Stockfish 15.1's own (its search
+    /// turns `UCI_Elo` into a skill as ((Elo − 1346.6) / 143.4)^(1/0.806);
+    /// this is the inverse), so a level means the same number on the
+    /// `UCI_Elo` scale with either engine: 0 is 1347 (played as 1350), 4 is
+    /// 1785, 7 is 2035; from 8 (2113) up the Elo is above the calibrated
+    /// range and [`Strength::limited`] plays it at full strength.
+    pub fn elo_of_skill(skill: u32) -> Option<u32> {
+        (skill < Self::MAX_SKILL)
+            .then(|| (1346.6 + 143.4 * f64::from(skill).powf(0.806)).round() as u32)
+    }
 
     /// A strength of `elo`, clamped to the range Qilin honours.
     pub fn new(elo: u32, seed: u64) -> Strength {
@@ -132,6 +166,36 @@ mod tests {
             .map(|elo| Strength::new(elo, 0).node_cap())
             .collect();
         assert!(caps.windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    #[test]
+    fn levels_above_the_calibrated_range_play_at_full_strength() {
+        assert_eq!(
+            Strength::limited(Strength::MAX_ELO, 7),
+            Some(Strength::new(Strength::MAX_ELO, 7))
+        );
+        assert_eq!(Strength::limited(Strength::MAX_ELO + 1, 7), None);
+        assert_eq!(Strength::limited(Strength::DECLARED_MAX_ELO, 7), None);
+        assert_eq!(Strength::limited(1000, 7).map(Strength::elo), Some(1350));
+    }
+
+    #[test]
+    fn skill_levels_follow_stockfish_s_elo_map() {
+        // Stockfish 15.1: skill = ((Elo - 1346.6) / 143.4)^(1/0.806).
+        let expected = [
+            (0, 1347),
+            (1, 1490),
+            (4, 1785),
+            (7, 2035),
+            (8, 2113),
+            (19, 2886),
+        ];
+        for (skill, elo) in expected {
+            assert_eq!(Strength::elo_of_skill(skill), Some(elo), "skill {skill}");
+        }
+        assert_eq!(Strength::elo_of_skill(20), None);
+        let elos: Vec<u32> = (0..20).filter_map(Strength::elo_of_skill).collect();
+        assert!(elos.windows(2).all(|w| w[0] < w[1]), "{elos:?}");
     }
 
     #[test]

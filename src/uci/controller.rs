@@ -163,7 +163,7 @@ pub struct Controller {
     /// must see no error lines for the lines of its probe.
     probing: bool,
     quit: bool,
-    /// Seeds the move choice of a weakened engine (`UCI_LimitStrength`):
+    /// Seeds the move choice of a weakened engine (`UCI_LimitStrength`, `Skill Level`):
     /// from the clock at start-up, then one step per search.
     strength_seed: u64,
     /// Lines from the command line (`qilin "genfens …" "quit"`): `quit` lets
@@ -556,9 +556,7 @@ impl Controller {
     /// The strength limit of the next search, a new seed each time.
     fn strength(&mut self) -> Option<Strength> {
         self.strength_seed = self.strength_seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        self.options
-            .limit_strength
-            .then(|| Strength::new(self.options.elo, self.strength_seed))
+        self.options.strength(self.strength_seed)
     }
 
     /// Queues the search of a `go`. A failure while preparing it (a bug)

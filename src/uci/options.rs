@@ -15,6 +15,8 @@ pub struct Options {
     pub show_wdl: bool,
     pub limit_strength: bool,
     pub elo: u32,
+    /// Stockfish's `Skill Level`: 20 is full strength.
+    pub skill_level: u32,
     /// Folders of Syzygy tables, as given (empty: no tables).
     pub syzygy_path: String,
     pub syzygy_probe_depth: i32,
@@ -36,6 +38,7 @@ impl Default for Options {
             show_wdl: false,
             limit_strength: false,
             elo: 0,
+            skill_level: 0,
             syzygy_path: String::new(),
             syzygy_probe_depth: 0,
             syzygy_50_move_rule: false,
@@ -73,7 +76,7 @@ enum Kind {
 const EMPTY: &str = "<empty>";
 
 /// Option names as declared; `setoption` matches them case-insensitively.
-const DECLARED: [(&str, Kind); 15] = [
+const DECLARED: [(&str, Kind); 16] = [
     (
         "Hash",
         Kind::Spin {
@@ -98,6 +101,18 @@ const DECLARED: [(&str, Kind); 15] = [
             max: 256,
         },
     ),
+    // Stockfish's declaration: 0..20, 20 (full strength) by default. A
+    // level below 20 plays at the Elo Stockfish gives that level
+    // (`Strength::elo_of_skill`); `UCI_LimitStrength` wins when both are
+    // set, as in Stockfish.
+    (
+        "Skill Level",
+        Kind::Spin {
+            default: Strength::MAX_SKILL as u64,
+            min: 0,
+            max: Strength::MAX_SKILL as u64,
+        },
+    ),
     ("Ponder", Kind::Check(false)),
     (
         "Move Overhead",
@@ -111,12 +126,15 @@ const DECLARED: [(&str, Kind); 15] = [
     ("UCI_Chess960", Kind::Check(false)),
     ("UCI_ShowWDL", Kind::Check(false)),
     ("UCI_LimitStrength", Kind::Check(false)),
+    // Stockfish 15.1's range, so that its configurations are accepted; only
+    // up to `Strength::MAX_ELO` is calibrated, and a level above it plays
+    // at full strength (`Strength::limited`).
     (
         "UCI_Elo",
         Kind::Spin {
             default: Strength::MIN_ELO as u64,
             min: Strength::MIN_ELO as u64,
-            max: Strength::MAX_ELO as u64,
+            max: Strength::DECLARED_MAX_ELO as u64,
         },
     ),
     // The Syzygy options as Stockfish names them (lichess-bot and GUIs set
@@ -159,6 +177,24 @@ pub enum Change {
 }
 
 impl Options {
+    /// The Elo the engine is asked to play at, or `None` for full strength:
+    /// `UCI_Elo` when `UCI_LimitStrength` is on (it wins over `Skill
+    /// Level`, as in Stockfish), else the Elo of a `Skill Level` below 20.
+    pub fn strength_elo(&self) -> Option<u32> {
+        if self.limit_strength {
+            Some(self.elo)
+        } else {
+            Strength::elo_of_skill(self.skill_level)
+        }
+    }
+
+    /// The strength of the next search, seeded with `seed`; `None` plays
+    /// at full strength (no level asked, or one above the calibrated range).
+    pub fn strength(&self, seed: u64) -> Option<Strength> {
+        self.strength_elo()
+            .and_then(|elo| Strength::limited(elo, seed))
+    }
+
     /// The `option …` lines of the `uci` handshake.
     pub fn declarations() -> Vec<String> {
         DECLARED
@@ -280,8 +316,13 @@ impl Options {
                         Ok(Change::Other)
                     }
                     "UCI_Elo" => {
-                        // Within MIN_ELO..=MAX_ELO: checked above.
+                        // Within the declared range: checked above.
                         self.elo = v as u32;
+                        Ok(Change::Other)
+                    }
+                    "Skill Level" => {
+                        // Within 0..=20: checked above.
+                        self.skill_level = v as u32;
                         Ok(Change::Other)
                     }
                     "SyzygyProbeDepth" => {
@@ -320,10 +361,43 @@ mod tests {
         assert_eq!(d.move_overhead_ms, 10);
         assert!(lines.contains(&"option name UCI_LimitStrength type check default false".into()));
         assert!(
-            lines.contains(&"option name UCI_Elo type spin default 1350 min 1350 max 2100".into())
+            lines.contains(&"option name UCI_Elo type spin default 1350 min 1350 max 2850".into())
+        );
+        assert!(
+            lines.contains(&"option name Skill Level type spin default 20 min 0 max 20".into())
         );
         assert!(!d.limit_strength);
         assert_eq!(d.elo, 1350);
+        assert_eq!(d.skill_level, 20);
+        assert_eq!(d.strength(0), None, "full strength by default");
+    }
+
+    #[test]
+    fn skill_level_and_uci_elo_set_the_strength() {
+        let mut o = Options::default();
+        assert_eq!(o.set("skill level", Some("0")), Ok(Change::Other));
+        // Skill 0 is Stockfish's 1347, played at the lowest level: its cap.
+        assert_eq!(o.strength_elo(), Some(1347));
+        assert_eq!(o.strength(0).map(Strength::node_cap), Some(1_030));
+        assert_eq!(o.set("Skill Level", Some("4")), Ok(Change::Other));
+        assert_eq!(o.strength(0).map(Strength::elo), Some(1785));
+        // From 8 up the Elo is above the calibrated range: full strength.
+        assert_eq!(o.set("Skill Level", Some("8")), Ok(Change::Other));
+        assert_eq!(o.strength_elo(), Some(2113));
+        assert_eq!(o.strength(0), None);
+        assert!(o.set("Skill Level", Some("21")).is_err());
+        assert!(o.set("Skill Level", Some("-1")).is_err());
+        assert_eq!(o.skill_level, 8, "a bad value changes nothing");
+        // UCI_LimitStrength wins over Skill Level, as in Stockfish.
+        o.set("Skill Level", Some("0")).expect("valid");
+        o.set("UCI_LimitStrength", Some("true")).expect("valid");
+        o.set("UCI_Elo", Some("2000")).expect("valid");
+        assert_eq!(o.strength(0).map(Strength::node_cap), Some(100_000));
+        // Stockfish's top is accepted and played at full strength.
+        assert_eq!(o.set("UCI_Elo", Some("2850")), Ok(Change::Other));
+        assert_eq!(o.strength(0), None);
+        assert!(o.set("UCI_Elo", Some("2851")).is_err());
+        assert!(o.set("UCI_Elo", Some("1349")).is_err());
     }
 
     #[test]
