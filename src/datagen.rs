@@ -16,8 +16,8 @@
 use crate::data::{ChunkWriter, Filter, GameRecord, Ply};
 use crate::game::{Game, GameOver};
 use crate::nnue::Network;
+use crate::score::MATE_BOUND;
 use crate::search::report::Silent;
-use crate::search::tt::MATE_BOUND;
 use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
 use shakmaty::{CastlingMode, Chess, Color, Position};
 use std::path::Path;

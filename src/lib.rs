@@ -13,6 +13,7 @@ pub mod nnue;
 pub mod perft;
 pub mod play;
 pub mod rules_explain;
+pub mod score;
 pub mod search;
 pub mod train;
 pub mod uci;

@@ -205,7 +205,7 @@ fn main() -> ExitCode {
 }
 
 fn data_stats(args: &DataStatsArgs) -> ExitCode {
-    let quiet = qilin::data::Filter::quiet(qilin::search::tt::MATE_BOUND);
+    let quiet = qilin::data::Filter::quiet(qilin::score::MATE_BOUND);
     println!("run games positions quiet bytes/position distinct-starts reached@ply distinct share");
     for run in &args.runs {
         match qilin::data::run_stats(std::path::Path::new(run), args.ply, &quiet) {

@@ -117,7 +117,7 @@ pub fn run_stats(path: &Path, ply: usize, quiet: &Filter) -> io::Result<RunStats
 mod tests {
     use super::*;
     use crate::data::Ply;
-    use crate::search::tt::MATE_BOUND;
+    use crate::score::MATE_BOUND;
     use shakmaty::{Chess, uci::UciMove};
 
     fn game(moves: &[&str]) -> GameRecord {

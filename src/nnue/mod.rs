@@ -15,6 +15,7 @@ pub mod simd;
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use network::{NetError, Network};
 
+use crate::score::MAX_EVAL;
 use shakmaty::{Chess, Color, Position};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -44,11 +45,6 @@ pub fn resolve(path: &str) -> Result<Arc<Network>, NetError> {
     }
     Network::load(Path::new(path)).map(Arc::new)
 }
-
-/// The largest score the net may give: below the search's mate range
-/// (`MATE_BOUND` = 31,488) and within the TT's 16-bit eval.
-pub const MAX_EVAL: i32 = 30_000;
-const _: () = assert!(MAX_EVAL < crate::search::tt::MATE_BOUND && MAX_EVAL <= i16::MAX as i32);
 
 /// The evaluation: a known endgame (KPK, a lone king) is scored by its
 /// rule, any other position by the net (`net_score`, side to move's view),

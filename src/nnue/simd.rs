@@ -9,7 +9,7 @@
 //! `clamp(x)` again with `madd` into 32 bits: exact while |w| ≤ 128, which
 //! `Network` guarantees (|W2| ≤ `MAX_OUTPUT_WEIGHT`).
 
-use super::network::QA;
+use super::format::QA;
 
 /// An instruction set the loops can use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -22,7 +22,8 @@ pub mod tt;
 mod worker;
 
 use crate::eval::material_count;
-use crate::game::Game;
+use crate::game::{Game, child_key};
+use crate::score::{MATE_BOUND, mate_in_moves};
 use history::HistoryTables;
 use report::{Listener, PvReport, Score, ScoreBound, SearchResult, Wdl};
 use shakmaty::{Chess, Move, Position};
@@ -32,13 +33,12 @@ use std::time::{Duration, Instant};
 use strength::Strength;
 use tablebase::{RootRanking, Tablebases};
 use time::{TimeBudget, TimeLimit};
-use tt::{MATE, MATE_BOUND, TranspositionTable};
+use tt::TranspositionTable;
 use worker::{Outcome, RootMove, Worker};
 
 pub use engine::{Engine, SyzygyLoad, thread_pool};
-pub use worker::child_key;
 
-pub const MAX_PLY: usize = 128;
+pub use crate::score::MAX_PLY;
 
 /// Flags raised from outside a running search.
 #[derive(Debug, Default)]
@@ -239,7 +239,7 @@ impl Shared<'_> {
         }
         if let Some(n) = self.limits.mate
             && best.score >= MATE_BOUND
-            && u64::from(((MATE - best.score + 1) / 2) as u32) <= n
+            && mate_in_moves(best.score).is_some_and(|moves| u64::from(moves as u32) <= n)
         {
             return true;
         }

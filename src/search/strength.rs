@@ -17,7 +17,7 @@
 //! Level` 0..20. Only 1350..[`Strength::MAX_ELO`] is calibrated; a level
 //! above it is played at full strength (see [`Strength::limited`]).
 
-use super::tt::MATE_BOUND;
+use crate::score::MATE_BOUND;
 
 /// (Elo, nodes a move) where a match put Qilin level with Stockfish at that
 /// `UCI_Elo`; between anchors the cap grows geometrically (Elo is close to

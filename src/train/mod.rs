@@ -24,7 +24,7 @@ pub mod samples;
 
 use crate::data::Filter;
 use crate::nnue::Accumulator;
-use crate::search::tt::MATE_BOUND;
+use crate::score::MATE_BOUND;
 use curves::EpochRecord;
 use model::{Layout, Net, Quantised, Scratch};
 use netfile::write_atomically;
