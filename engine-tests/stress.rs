@@ -1282,7 +1282,7 @@ fn reported_time(lines: &[String]) -> Option<u64> {
 /// `time` must show it stopped at 15 ms or less, half its clock (its budget
 /// is 1 ms): a KPK position, because the first search of a fresh engine
 /// once built the KPK table on its clock (33 ms when it was fixed; `isready`
-/// now builds it, `eval::prepare`). A build that fitted in 30 ms passed the
+/// now builds it, `endgames::prepare`). A build that fitted in 30 ms passed the
 /// wall-clock check alone; the engine's own time shows it.
 #[test]
 fn a_fresh_engine_answers_within_a_30_ms_clock() {

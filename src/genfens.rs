@@ -92,7 +92,7 @@ pub fn generate(
     };
     let mut engine = Engine::new(1, 1)?;
     engine.set_net(net);
-    crate::eval::prepare();
+    crate::endgames::prepare();
     let mut rng = SplitMix64::new(request.seed);
     let limits = SearchLimits {
         nodes: Some(NODES),

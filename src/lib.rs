@@ -5,7 +5,7 @@ pub mod annotate;
 pub mod bench;
 pub mod data;
 pub mod datagen;
-pub mod eval;
+pub mod endgames;
 pub mod files;
 pub mod game;
 pub mod genfens;

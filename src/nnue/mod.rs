@@ -4,7 +4,7 @@
 //! its first layer for a position and along a search path; `simd` has the
 //! hot loops. The search evaluates with the net compiled in (`EMBEDDED`)
 //! unless UCI `EvalFile` or `--net` names another; the known endgames of
-//! `crate::eval` rule over any net.
+//! `crate::endgames` rule over any net.
 
 pub mod accumulator;
 pub mod features;
@@ -51,7 +51,7 @@ pub fn resolve(path: &str) -> Result<Arc<Network>, NetError> {
 /// clamped to ±`MAX_EVAL`.
 #[inline]
 pub fn evaluate_with(pos: &Chess, net_score: impl FnOnce() -> i32) -> i32 {
-    crate::eval::known_endgame(pos).unwrap_or_else(|| net_score().clamp(-MAX_EVAL, MAX_EVAL))
+    crate::endgames::known_endgame(pos).unwrap_or_else(|| net_score().clamp(-MAX_EVAL, MAX_EVAL))
 }
 
 /// The evaluation of `pos` with `net`, from scratch.
@@ -80,7 +80,7 @@ pub fn describe(net: &Network, pos: &Chess) -> Vec<String> {
         ),
         format!("net output: {raw} (scaled: {cp} cp for the side to move)"),
     ];
-    match crate::eval::known_endgame(pos) {
+    match crate::endgames::known_endgame(pos) {
         Some(s) => lines.push(format!(
             "known endgame: {} cp for White (the net's score does not apply)",
             white(s)

@@ -307,7 +307,7 @@ fn known_endgames_rule_over_the_net() {
     let kpk = position("4k3/8/8/8/8/4K3/4P3/8 w - - 0 1", CastlingMode::Standard);
     assert_eq!(
         evaluate(net, &kpk),
-        crate::eval::known_endgame(&kpk).expect("known")
+        crate::endgames::known_endgame(&kpk).expect("known")
     );
     // A lone king against a knight: a draw.
     let kn = position("4k3/8/8/8/8/8/8/3NK3 w - - 0 1", CastlingMode::Standard);

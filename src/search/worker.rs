@@ -3,9 +3,9 @@
 //! thread of a Lazy SMP search runs this; only the main one (id 0) prints
 //! and watches the clock.
 
+use super::ablation::Feature;
 use super::checks::gives_check;
 use super::correction::Slot;
-use super::features::Feature;
 use super::history::History;
 use super::movepick::{MovePicker, is_noisy};
 use super::params as p;
@@ -157,7 +157,7 @@ impl<'a> Worker<'a> {
     }
 
     fn on(&self, feature: Feature) -> bool {
-        self.shared.features.on(feature)
+        self.shared.ablation.on(feature)
     }
 
     /// Iterative deepening until the limits (main) or the main thread (helpers) say stop.
