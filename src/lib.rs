@@ -15,6 +15,7 @@ pub mod play;
 pub mod rules_explain;
 pub mod score;
 pub mod search;
+pub mod threads;
 pub mod train;
 pub mod uci;
 

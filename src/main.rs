@@ -261,7 +261,7 @@ fn perft(args: &PerftArgs) -> ExitCode {
         Ok(g) => g,
         Err(e) => return usage_error("perft", &e),
     };
-    let pool = match qilin::search::thread_pool(usize::from(args.threads)) {
+    let pool = match qilin::threads::pool("perft", usize::from(args.threads)) {
         Ok(pool) => pool,
         Err(e) => return failure_of("perft", Err::<(), _>(e)),
     };

@@ -37,7 +37,7 @@ use time::{TimeBudget, TimeLimit};
 use tt::TranspositionTable;
 use worker::{Outcome, RootMove, Worker};
 
-pub use engine::{Engine, SyzygyLoad, thread_pool};
+pub use engine::{Engine, SyzygyLoad};
 
 pub use crate::score::MAX_PLY;
 

@@ -132,7 +132,7 @@ fn unpack(data: u64) -> (TtEntry, u8) {
 /// in progress never delays it; `None` when the system gives no threads
 /// (the calling thread then does the work alone).
 fn housekeeping_pool(threads: usize) -> Option<rayon::ThreadPool> {
-    let build = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build();
+    let build = |n| crate::threads::pool("table", n);
     build(threads.clamp(1, 64)).or_else(|_| build(1)).ok()
 }
 

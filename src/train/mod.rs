@@ -184,10 +184,7 @@ pub fn run(s: &Settings) -> Result<(), String> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
     );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| e.to_string())?;
+    let pool = crate::threads::pool("train", threads)?;
     pool.install(|| train_command(s, threads))
 }
 
@@ -780,10 +777,7 @@ mod tests {
     }
 
     fn trained(config: &Config, samples: &Samples, dir: &Path, threads: usize) -> State {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("pool");
+        let pool = crate::threads::pool("train", threads).expect("pool");
         timeless(
             pool.install(|| train(config, samples, dir, None, &|_| {}))
                 .expect("train"),
