@@ -11,9 +11,9 @@
 
 use crate::game::Game;
 use crate::nnue::Network;
+use crate::rng::SplitMix64;
 use crate::search::report::Silent;
 use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
-use crate::train::samples::SplitMix64;
 use shakmaty::{CastlingMode, Chess, Position};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

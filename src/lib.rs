@@ -12,6 +12,7 @@ pub mod genfens;
 pub mod nnue;
 pub mod perft;
 pub mod play;
+pub mod rng;
 pub mod rules_explain;
 pub mod score;
 pub mod search;

@@ -138,12 +138,9 @@ impl Strength {
     }
 }
 
-/// A number in [0, 1) from a seed (SplitMix64's finaliser).
+/// A number in [0, 1) from a seed (SplitMix64's first draw).
 fn unit_random(seed: u64) -> f64 {
-    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
+    let z = crate::rng::SplitMix64::new(seed).next_u64();
     (z >> 11) as f64 / (1u64 << 53) as f64
 }
 

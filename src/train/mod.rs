@@ -24,12 +24,13 @@ pub mod samples;
 
 use crate::data::Filter;
 use crate::nnue::Accumulator;
+use crate::rng::SplitMix64;
 use crate::score::MATE_BOUND;
 use curves::EpochRecord;
 use model::{Layout, Net, Quantised, Scratch};
 use netfile::write_atomically;
 use rayon::prelude::*;
-use samples::{MAX_FEATURES, Samples, SplitMix64, mirror_into};
+use samples::{MAX_FEATURES, Samples, mirror_into};
 use shakmaty::Color;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
