@@ -47,6 +47,7 @@ impl RunStats {
 
 /// Adds up `games`, comparing openings at `ply` (plies from each game's
 /// start position: datagen's book line and random plies come before it).
+#[cfg(test)]
 pub fn game_stats<'a>(
     games: impl IntoIterator<Item = &'a GameRecord>,
     ply: usize,

@@ -52,6 +52,7 @@ pub struct Filter {
 
 impl Filter {
     /// Keeps everything.
+    #[cfg(test)]
     pub const NONE: Filter = Filter {
         skip_in_check: false,
         skip_noisy_move: false,

@@ -54,7 +54,9 @@ pub fn evaluate_with(pos: &Chess, net_score: impl FnOnce() -> i32) -> i32 {
     crate::endgames::known_endgame(pos).unwrap_or_else(|| net_score().clamp(-MAX_EVAL, MAX_EVAL))
 }
 
-/// The evaluation of `pos` with `net`, from scratch.
+/// The evaluation of `pos` with `net`, from scratch: what the search's
+/// incremental evaluation must equal.
+#[cfg(test)]
 pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
     evaluate_with(pos, || {
         Accumulator::new(net, pos.board()).evaluate(net, pos.turn())

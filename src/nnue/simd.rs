@@ -20,6 +20,7 @@ pub enum Level {
 }
 
 impl Level {
+    #[cfg(test)]
     pub const ALL: [Level; 3] = [Level::Scalar, Level::Avx2, Level::Avx512];
 
     /// Whether this CPU can run the level's code.

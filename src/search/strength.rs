@@ -82,6 +82,7 @@ impl Strength {
         }
     }
 
+    #[cfg(test)]
     pub fn elo(self) -> u32 {
         self.elo
     }

@@ -247,6 +247,7 @@ impl Quantised {
 
     /// The engine's score of a position given as feature lists (side to
     /// move's first); `None` when the weights break the spec.
+    #[cfg(test)]
     pub fn eval_cp(&self, us: &[u16], them: &[u16]) -> Option<i32> {
         let net = self.network()?;
         Some(
