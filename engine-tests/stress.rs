@@ -23,6 +23,7 @@
 
 mod common;
 use common::{Engine, shape_fault};
+use qilin::rng::SplitMix64;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
@@ -51,22 +52,15 @@ fn serial() -> MutexGuard<'static, ()> {
 }
 
 // ---------------------------------------------------------------------------
-// Randomness: splitmix64, seeded, so that every run can be replayed.
+// Randomness: the engine's splitmix64, seeded, so that every run can be
+// replayed.
 // ---------------------------------------------------------------------------
 
-struct Rng(u64);
+struct Rng(SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.0.next_u64() % n.max(1)
     }
 
     /// A number in `lo..=hi`.
@@ -511,7 +505,7 @@ impl Race {
         let gui = Gui::with_threads(threads, context);
         Race {
             gui,
-            rng: Rng(seed),
+            rng: Rng(SplitMix64::new(seed)),
             spec: "startpos".into(),
             pos: Chess::default(),
             need_position: false,
@@ -1282,7 +1276,7 @@ fn reported_time(lines: &[String]) -> Option<u64> {
 /// `time` must show it stopped at 15 ms or less, half its clock (its budget
 /// is 1 ms): a KPK position, because the first search of a fresh engine
 /// once built the KPK table on its clock (33 ms when it was fixed; `isready`
-/// now builds it, `eval::prepare`). A build that fitted in 30 ms passed the
+/// now builds it, `endgames::prepare`). A build that fitted in 30 ms passed the
 /// wall-clock check alone; the engine's own time shows it.
 #[test]
 fn a_fresh_engine_answers_within_a_30_ms_clock() {

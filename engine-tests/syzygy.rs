@@ -12,7 +12,8 @@
 
 mod common;
 use common::*;
-use qilin::search::tablebase::{TB_WIN_BOUND, Tablebases};
+use qilin::score::TB_WIN_BOUND;
+use qilin::search::tablebase::Tablebases;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};

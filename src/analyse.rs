@@ -127,11 +127,8 @@ pub fn run(args: &AnalyseArgs, net: Arc<Network>) -> Result<(), String> {
     let mut engine = Engine::new(usize::from(args.threads), args.hash as usize)?;
     engine.set_net(net);
     let request = SearchRequest {
-        game,
-        limits: args.limits(),
-        searchmoves: Vec::new(),
         multipv: usize::from(args.multipv),
-        strength: None,
+        ..SearchRequest::new(game, args.limits())
     };
     let game = &request.game;
     let rules = crate::uci::rule_lines(&game.rule_status());

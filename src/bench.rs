@@ -54,7 +54,7 @@ pub fn run(
         }
     };
     engine.set_net(net);
-    crate::eval::prepare();
+    crate::endgames::prepare();
     let count = fens().count();
     // Search time only: clearing the tables is not the search's speed.
     let mut searching = Duration::ZERO;

@@ -18,6 +18,14 @@ pub fn position_key(pos: &Chess) -> u64 {
     key.0
 }
 
+/// The key after `m` (`key` being the parent's), incremental where shakmaty
+/// can, from scratch elsewhere: the same key as `position_key(child)`.
+pub fn child_key(parent: &Chess, key: u64, m: Move, child: &Chess) -> u64 {
+    parent
+        .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
+        .map_or_else(|| position_key(child), |z| z.0)
+}
+
 /// One position of the game, as the repetition rules need to remember it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Ply {

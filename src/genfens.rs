@@ -11,9 +11,9 @@
 
 use crate::game::Game;
 use crate::nnue::Network;
+use crate::rng::SplitMix64;
 use crate::search::report::Silent;
 use crate::search::{Engine, SearchLimits, SearchRequest, Signals};
-use crate::train::samples::SplitMix64;
 use shakmaty::{CastlingMode, Chess, Position};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -92,7 +92,7 @@ pub fn generate(
     };
     let mut engine = Engine::new(1, 1)?;
     engine.set_net(net);
-    crate::eval::prepare();
+    crate::endgames::prepare();
     let mut rng = SplitMix64::new(request.seed);
     let limits = SearchLimits {
         nodes: Some(NODES),

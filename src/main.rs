@@ -205,7 +205,7 @@ fn main() -> ExitCode {
 }
 
 fn data_stats(args: &DataStatsArgs) -> ExitCode {
-    let quiet = qilin::data::Filter::quiet(qilin::search::tt::MATE_BOUND);
+    let quiet = qilin::data::Filter::quiet(qilin::score::MATE_BOUND);
     println!("run games positions quiet bytes/position distinct-starts reached@ply distinct share");
     for run in &args.runs {
         match qilin::data::run_stats(std::path::Path::new(run), args.ply, &quiet) {
@@ -261,7 +261,7 @@ fn perft(args: &PerftArgs) -> ExitCode {
         Ok(g) => g,
         Err(e) => return usage_error("perft", &e),
     };
-    let pool = match qilin::search::thread_pool(usize::from(args.threads)) {
+    let pool = match qilin::threads::pool("perft", usize::from(args.threads)) {
         Ok(pool) => pool,
         Err(e) => return failure_of("perft", Err::<(), _>(e)),
     };

@@ -102,10 +102,7 @@ mod tests {
     fn divide_sums_to_perft_with_and_without_pool() {
         let pos = Chess::default();
         let stop = AtomicBool::new(false);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("pool");
+        let pool = crate::threads::pool("perft", 2).expect("pool");
         for p in [None, Some(&pool)] {
             let parts = divide(&pos, 5, p, &stop).expect("not stopped");
             assert_eq!(parts.len(), 20);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Endgame start positions for matches that judge Qilin's known-endgame rules.
 
-The rules in `src/eval` (KPK by bitbase, KBNK's mating corner, a lone king
+The rules in `src/endgames` (KPK by bitbase, KBNK's mating corner, a lone king
 driven to the edge) sit on top of whichever evaluation is in play. Whether they
 still gain on top of a net is a question for a match, and a match from opening
 positions almost never reaches these endings. This script writes positions that

@@ -301,7 +301,8 @@ pub fn read_chunk(path: &Path) -> io::Result<super::GameReader<Box<dyn Read + Se
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::testutil::{Rng, position, random_game};
+    use crate::data::testutil::{position, random_game};
+    use crate::rng::XorShift64Star;
 
     struct TempDir(PathBuf);
 
@@ -321,7 +322,7 @@ mod tests {
 
     /// Games by index; every seventh index gives none.
     fn games(n: usize) -> Vec<Option<GameRecord>> {
-        let mut rng = Rng(99);
+        let mut rng = XorShift64Star::new(99);
         let start = position("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
         (0..n)
             .map(|i| (i % 7 != 3).then(|| random_game(&start, None, 20 + i % 13, &mut rng)))
@@ -480,9 +481,10 @@ mod tests {
 #[test]
 #[ignore]
 fn measure_random_playouts() {
-    use crate::data::testutil::{Rng, random_game};
+    use crate::data::testutil::random_game;
+    use crate::rng::XorShift64Star;
     use shakmaty::{Chess, Position};
-    let mut rng = Rng(2024);
+    let mut rng = XorShift64Star::new(2024);
     let mut writer = GameWriter::new(Vec::new()).expect("header");
     for _ in 0..2000 {
         let mut start = Chess::default();

@@ -408,7 +408,8 @@ pub(crate) fn crc32(bytes: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::testutil::{FENS, Rng, many_games, position, random_game};
+    use crate::data::testutil::{FENS, many_games, position, random_game};
+    use crate::rng::XorShift64Star;
     use proptest::prelude::*;
     use shakmaty::Role;
     use shakmaty::fen::Fen;
@@ -595,7 +596,7 @@ mod tests {
     fn the_writer_refuses_what_the_format_cannot_hold() {
         let mut writer = GameWriter::new(Vec::new()).expect("header");
         let start = Chess::default();
-        let mut rng = Rng(11);
+        let mut rng = XorShift64Star::new(11);
         let mut game = random_game(&start, None, 3, &mut rng);
         game.plies[1].played = game.plies[0].played;
         assert_eq!(
@@ -640,7 +641,7 @@ mod tests {
             flips in prop::collection::vec((any::<prop::sample::Index>(), 1u8..=255), 1..6),
             fix_checksum in any::<bool>(),
         ) {
-            let mut rng = Rng(seed);
+            let mut rng = XorShift64Star::new(seed);
             let games: Vec<GameRecord> = (0..3)
                 .map(|i| random_game(&position(FENS[i % FENS.len()]), None, 40, &mut rng))
                 .collect();

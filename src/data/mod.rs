@@ -20,5 +20,5 @@ mod training;
 pub use chunks::{ChunkWriter, read_chunk, training_files};
 pub use games::{GameReader, GameRecord, GameWriter, Ply};
 pub use record::{RECORD_SIZE, Record};
-pub use stats::{RunStats, game_stats, run_stats};
+pub use stats::{RunStats, run_stats};
 pub use training::{Filter, LegacyReader, TrainingPosition, TrainingReader, open_training};

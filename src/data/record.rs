@@ -38,6 +38,7 @@ pub struct Record {
 }
 
 impl Record {
+    #[cfg(test)]
     pub fn encode(&self) -> [u8; RECORD_SIZE] {
         let mut out = [0u8; RECORD_SIZE];
         out[..POSITION_SIZE].copy_from_slice(&encode_position(&self.position));

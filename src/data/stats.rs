@@ -47,6 +47,7 @@ impl RunStats {
 
 /// Adds up `games`, comparing openings at `ply` (plies from each game's
 /// start position: datagen's book line and random plies come before it).
+#[cfg(test)]
 pub fn game_stats<'a>(
     games: impl IntoIterator<Item = &'a GameRecord>,
     ply: usize,
@@ -117,7 +118,7 @@ pub fn run_stats(path: &Path, ply: usize, quiet: &Filter) -> io::Result<RunStats
 mod tests {
     use super::*;
     use crate::data::Ply;
-    use crate::search::tt::MATE_BOUND;
+    use crate::score::MATE_BOUND;
     use shakmaty::{Chess, uci::UciMove};
 
     fn game(moves: &[&str]) -> GameRecord {

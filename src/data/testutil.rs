@@ -1,6 +1,7 @@
 //! Games for the tests: random legal playouts.
 
 use super::games::{GameRecord, Ply};
+use crate::rng::XorShift64Star;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position, Role};
 
@@ -20,18 +21,6 @@ pub fn position(fen: &str) -> Chess {
         .ok()
         .and_then(|f| f.into_position(CastlingMode::Standard).ok())
         .unwrap_or_else(|| panic!("bad test FEN {fen}"))
-}
-
-/// xorshift64*: deterministic games.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as usize % n.max(1)
-    }
 }
 
 /// Material from White's view, in centipawns: a score that moves like a
@@ -61,7 +50,7 @@ pub fn random_game(
     start: &Chess,
     first: Option<usize>,
     max_plies: usize,
-    rng: &mut Rng,
+    rng: &mut XorShift64Star,
 ) -> GameRecord {
     let mut position = start.clone();
     let mut plies = Vec::new();
@@ -92,7 +81,7 @@ pub fn random_game(
 
 /// Games from every test FEN, one per first move, then random plies.
 pub fn many_games(max_plies: usize, seed: u64) -> Vec<GameRecord> {
-    let mut rng = Rng(seed | 1);
+    let mut rng = XorShift64Star::new(seed | 1);
     let mut games = Vec::new();
     for fen in FENS {
         let start = position(fen);

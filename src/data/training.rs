@@ -44,7 +44,7 @@ pub struct Filter {
     /// The move that led here was a capture.
     pub skip_after_capture: bool,
     /// Skip |score| ≥ this (mate scores); `None` keeps every score. The
-    /// engine's bound is `search::tt::MATE_BOUND`.
+    /// engine's bound is `score::MATE_BOUND`.
     pub mate_bound: Option<i32>,
     /// Skip plies below this (see `TrainingPosition::ply`).
     pub min_ply: u16,
@@ -52,6 +52,7 @@ pub struct Filter {
 
 impl Filter {
     /// Keeps everything.
+    #[cfg(test)]
     pub const NONE: Filter = Filter {
         skip_in_check: false,
         skip_noisy_move: false,
@@ -260,10 +261,8 @@ mod tests {
     use super::*;
     use crate::data::games::{GameWriter, Ply};
     use crate::data::testutil::{many_games, position};
+    use crate::score::MATE_BOUND;
     use shakmaty::uci::UciMove;
-
-    /// The engine's `MATE_BOUND` when this was written.
-    const MATE_BOUND: i32 = 31_488;
 
     /// capture, after a capture, promotion, quiet, quiet giving check, in
     /// check with a mate score, quiet giving check, in check.

@@ -35,6 +35,7 @@ impl Accumulator {
     }
 
     /// Applies a move's change in place.
+    #[cfg(test)]
     pub fn apply(&mut self, net: &Network, change: &Change) {
         let (white, black) = self.values.split_at_mut(net.hidden());
         apply_change(net, Color::White, change, white, None);

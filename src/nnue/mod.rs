@@ -4,7 +4,7 @@
 //! its first layer for a position and along a search path; `simd` has the
 //! hot loops. The search evaluates with the net compiled in (`EMBEDDED`)
 //! unless UCI `EvalFile` or `--net` names another; the known endgames of
-//! `crate::eval` rule over any net.
+//! `crate::endgames` rule over any net.
 
 pub mod accumulator;
 pub mod features;
@@ -15,6 +15,7 @@ pub mod simd;
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use network::{NetError, Network};
 
+use crate::score::MAX_EVAL;
 use shakmaty::{Chess, Color, Position};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -45,20 +46,17 @@ pub fn resolve(path: &str) -> Result<Arc<Network>, NetError> {
     Network::load(Path::new(path)).map(Arc::new)
 }
 
-/// The largest score the net may give: below the search's mate range
-/// (`MATE_BOUND` = 31,488) and within the TT's 16-bit eval.
-pub const MAX_EVAL: i32 = 30_000;
-const _: () = assert!(MAX_EVAL < crate::search::tt::MATE_BOUND && MAX_EVAL <= i16::MAX as i32);
-
 /// The evaluation: a known endgame (KPK, a lone king) is scored by its
 /// rule, any other position by the net (`net_score`, side to move's view),
 /// clamped to ±`MAX_EVAL`.
 #[inline]
 pub fn evaluate_with(pos: &Chess, net_score: impl FnOnce() -> i32) -> i32 {
-    crate::eval::known_endgame(pos).unwrap_or_else(|| net_score().clamp(-MAX_EVAL, MAX_EVAL))
+    crate::endgames::known_endgame(pos).unwrap_or_else(|| net_score().clamp(-MAX_EVAL, MAX_EVAL))
 }
 
-/// The evaluation of `pos` with `net`, from scratch.
+/// The evaluation of `pos` with `net`, from scratch: what the search's
+/// incremental evaluation must equal.
+#[cfg(test)]
 pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
     evaluate_with(pos, || {
         Accumulator::new(net, pos.board()).evaluate(net, pos.turn())
@@ -84,7 +82,7 @@ pub fn describe(net: &Network, pos: &Chess) -> Vec<String> {
         ),
         format!("net output: {raw} (scaled: {cp} cp for the side to move)"),
     ];
-    match crate::eval::known_endgame(pos) {
+    match crate::endgames::known_endgame(pos) {
         Some(s) => lines.push(format!(
             "known endgame: {} cp for White (the net's score does not apply)",
             white(s)

@@ -3,6 +3,7 @@
 //! pass from a pair of accumulators.
 
 use super::simd;
+use crate::rng::SplitMix64;
 use shakmaty::Color;
 use std::fmt;
 
@@ -144,16 +145,9 @@ impl Network {
         let hidden = hidden
             .clamp(HIDDEN_STEP, MAX_HIDDEN)
             .next_multiple_of(HIDDEN_STEP);
-        let mut state = seed ^ 0x5155_494c_494e_4e31;
-        // splitmix64: small, fast, good enough for test weights.
-        let mut next = move || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
-        let mut uniform = |lo: i32, hi: i32| (lo + (next() % (hi - lo + 1) as u64) as i32) as i16;
+        let mut rng = SplitMix64::new(seed ^ 0x5155_494c_494e_4e31);
+        let mut uniform =
+            |lo: i32, hi: i32| (lo + (rng.next_u64() % (hi - lo + 1) as u64) as i32) as i16;
         let w1 = (0..INPUTS * hidden).map(|_| uniform(-24, 24)).collect();
         let b1 = (0..hidden).map(|_| uniform(-16, 96)).collect();
         let us: Vec<i16> = (0..hidden).map(|_| uniform(-12, 12)).collect();

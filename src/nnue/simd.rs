@@ -9,7 +9,7 @@
 //! `clamp(x)` again with `madd` into 32 bits: exact while |w| ≤ 128, which
 //! `Network` guarantees (|W2| ≤ `MAX_OUTPUT_WEIGHT`).
 
-use super::network::QA;
+use super::format::QA;
 
 /// An instruction set the loops can use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +20,7 @@ pub enum Level {
 }
 
 impl Level {
+    #[cfg(test)]
     pub const ALL: [Level; 3] = [Level::Scalar, Level::Avx2, Level::Avx512];
 
     /// Whether this CPU can run the level's code.
@@ -350,16 +351,14 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::SplitMix64;
 
-    /// A small deterministic generator for test data.
-    struct Rng(u64);
+    /// Test data from the engine's generator.
+    struct Rng(SplitMix64);
 
     impl Rng {
         fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
+            self.0.next_u64()
         }
         /// Any i16, with the extremes and the clamp edges often.
         fn lane(&mut self) -> i16 {
@@ -463,7 +462,7 @@ mod tests {
     #[test]
     fn every_level_gives_the_scalar_integers() {
         let levels = levels();
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng(SplitMix64::new(0x9e37_79b9_7f4a_7c15));
         for round in 0..40 {
             let len = [16, 32, 48, 64, 256, 1024, 4096, 80][round % 8];
             check::<0, 0>(&mut rng, &levels, len);

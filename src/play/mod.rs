@@ -568,11 +568,8 @@ impl Session {
             None
         };
         let request = SearchRequest {
-            game: self.game.clone(),
-            limits,
-            searchmoves: Vec::new(),
-            multipv: 1,
             strength,
+            ..SearchRequest::new(self.game.clone(), limits)
         };
         let result = self.engine.search(&request, &Silent, &Signals::default());
         (result.best, result.score)

@@ -5,7 +5,7 @@
 //! out, and the average of what it found corrects the next static
 //! evaluation with those pawns, which pruning and reductions then trust.
 
-use super::tt::MATE_BOUND;
+use crate::score::MATE_BOUND;
 use shakmaty::{Chess, Color, Position};
 
 const ENTRIES: usize = 16_384;

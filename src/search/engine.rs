@@ -15,27 +15,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// The stack of a search thread. The deepest recursion is MAX_PLY (128)
-/// plies of `search` and `qsearch`; measured in release builds (the address
-/// of a local at each node against the root's, docs/controller.md): at most
-/// 10.8 KB a ply, 1.4 MB for 128 plies. 8 MB leaves more than five times
-/// that; debug builds, whose frames are several times larger, get 32 MB.
-/// (64 MB a thread reserved 16 GB of address space for 256 threads and
-/// ended the engine under a 4 GB limit.)
-const STACK_SIZE: usize = if cfg!(debug_assertions) {
-    32 << 20
-} else {
-    8 << 20
-};
-
 /// A pool of `threads` search workers, or why the system refused it.
-pub fn thread_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, String> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .stack_size(STACK_SIZE)
-        .build()
-        .map(Arc::new)
-        .map_err(|e| format!("cannot start {threads} search threads ({e})"))
+fn thread_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, String> {
+    crate::threads::pool("search", threads).map(Arc::new)
 }
 
 /// The table the next search uses: ready, or being made ready (built or

@@ -72,6 +72,7 @@ fn from_of(m: Move) -> usize {
 }
 
 impl History {
+    #[cfg(test)]
     pub fn quiet(&self, side: Color, m: Move) -> i32 {
         self.quiet[usize::from(side == Color::Black)][from_of(m)][m.to().to_usize()]
     }

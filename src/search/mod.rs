@@ -5,10 +5,10 @@
 //! is chosen from every worker's outcome. [`Engine`] is the way in: it owns
 //! the pool and the tables, and knows nothing of UCI.
 
+pub mod ablation;
 pub mod checks;
 pub mod correction;
 mod engine;
-pub mod features;
 pub mod history;
 pub mod memory;
 pub mod movepick;
@@ -21,8 +21,10 @@ pub mod time;
 pub mod tt;
 mod worker;
 
-use crate::eval::material_count;
-use crate::game::Game;
+use crate::endgames::material_count;
+use crate::game::{Game, child_key};
+use crate::score::{MATE_BOUND, mate_in_moves};
+use ablation::Ablation;
 use history::HistoryTables;
 use report::{Listener, PvReport, Score, ScoreBound, SearchResult, Wdl};
 use shakmaty::{Chess, Move, Position};
@@ -32,13 +34,12 @@ use std::time::{Duration, Instant};
 use strength::Strength;
 use tablebase::{RootRanking, Tablebases};
 use time::{TimeBudget, TimeLimit};
-use tt::{MATE, MATE_BOUND, TranspositionTable};
+use tt::TranspositionTable;
 use worker::{Outcome, RootMove, Worker};
 
-pub use engine::{Engine, SyzygyLoad, thread_pool};
-pub use worker::child_key;
+pub use engine::{Engine, SyzygyLoad};
 
-pub const MAX_PLY: usize = 128;
+pub use crate::score::MAX_PLY;
 
 /// Flags raised from outside a running search.
 #[derive(Debug, Default)]
@@ -79,6 +80,8 @@ pub struct SearchRequest {
     pub multipv: usize,
     /// Play below full strength; `None` plays the best move found.
     pub strength: Option<Strength>,
+    /// Search features switched off, for the strength lab.
+    pub ablation: Ablation,
 }
 
 impl SearchRequest {
@@ -90,6 +93,7 @@ impl SearchRequest {
             searchmoves: Vec::new(),
             multipv: 1,
             strength: None,
+            ablation: Ablation::default(),
         }
     }
 }
@@ -149,7 +153,7 @@ pub struct Shared<'a> {
     /// Keys of the game since the last irreversible move, the root's last.
     pub game_keys: Vec<u64>,
     pub multipv: usize,
-    pub features: features::Features,
+    pub ablation: Ablation,
     /// Tablebase probing inside the tree; `None` when off (no tables, or
     /// the root moves were already ranked by DTZ).
     pub tb: Option<SearchTb>,
@@ -239,7 +243,7 @@ impl Shared<'_> {
         }
         if let Some(n) = self.limits.mate
             && best.score >= MATE_BOUND
-            && u64::from(((MATE - best.score + 1) / 2) as u32) <= n
+            && mate_in_moves(best.score).is_some_and(|moves| u64::from(moves as u32) <= n)
         {
             return true;
         }
@@ -463,7 +467,7 @@ fn shared_state<'a>(
         multipv: request
             .multipv
             .max(request.strength.map_or(1, |_| Strength::LINES)),
-        features: features::Features::from_env(),
+        ablation: request.ablation,
         tb,
         tbhits: AtomicU64::new(tbhits),
         root_tb_score,
@@ -559,6 +563,28 @@ mod tests {
         let engine = Engine::new(1, 1).expect("a 1 MB table");
         let request = SearchRequest::new(Game::default(), limits);
         engine.search(&request, &report::Silent, &Signals::default())
+    }
+
+    /// The switches of the strength lab come with the request: a search
+    /// without late move reductions visits another tree.
+    #[test]
+    fn the_request_switches_features_off() {
+        let nodes = |ablation| {
+            let engine = Engine::new(1, 1).expect("a 1 MB table");
+            let limits = SearchLimits {
+                depth: Some(6),
+                ..SearchLimits::default()
+            };
+            let request = SearchRequest {
+                ablation,
+                ..SearchRequest::new(Game::default(), limits)
+            };
+            engine
+                .search(&request, &report::Silent, &Signals::default())
+                .nodes
+        };
+        assert_eq!(nodes(Ablation::default()), nodes(Ablation::default()));
+        assert_ne!(nodes(Ablation::default()), nodes(Ablation::parse("lmr")));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! [`Silent`] listener makes the search skip building them at all.
 
 pub use super::tablebase::ProbeFailure;
-use super::tt::{MATE, MATE_BOUND};
+use crate::score::mate_in_moves;
 use shakmaty::Move;
 use std::time::Duration;
 
@@ -21,13 +21,7 @@ pub enum Score {
 impl Score {
     /// The search's internal score: mates are `MATE - plies`.
     pub fn from_search(score: i32) -> Score {
-        if score >= MATE_BOUND {
-            Score::Mate((MATE - score + 1) / 2)
-        } else if score <= -MATE_BOUND {
-            Score::Mate(-(MATE + score) / 2)
-        } else {
-            Score::Centipawns(score)
-        }
+        mate_in_moves(score).map_or(Score::Centipawns(score), Score::Mate)
     }
 }
 
@@ -123,6 +117,7 @@ pub struct SearchResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::MATE;
 
     #[test]
     fn mate_scores_count_moves() {

@@ -17,7 +17,7 @@
 //! Level` 0..20. Only 1350..[`Strength::MAX_ELO`] is calibrated; a level
 //! above it is played at full strength (see [`Strength::limited`]).
 
-use super::tt::MATE_BOUND;
+use crate::score::MATE_BOUND;
 
 /// (Elo, nodes a move) where a match put Qilin level with Stockfish at that
 /// `UCI_Elo`; between anchors the cap grows geometrically (Elo is close to
@@ -82,6 +82,7 @@ impl Strength {
         }
     }
 
+    #[cfg(test)]
     pub fn elo(self) -> u32 {
         self.elo
     }
@@ -138,12 +139,9 @@ impl Strength {
     }
 }
 
-/// A number in [0, 1) from a seed (SplitMix64's finaliser).
+/// A number in [0, 1) from a seed (SplitMix64's first draw).
 fn unit_random(seed: u64) -> f64 {
-    let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
+    let z = crate::rng::SplitMix64::new(seed).next_u64();
     (z >> 11) as f64 / (1u64 << 53) as f64
 }
 

@@ -5,22 +5,13 @@
 //! is decided here. Nothing here knows UCI: load problems are returned as
 //! text for the caller to report.
 
-use super::tt::{MATE, MATE_BOUND};
-use super::worker::child_key;
-use crate::game::Game;
+use crate::game::{Game, child_key};
+use crate::score::TB_WIN;
 use shakmaty::{Chess, Move, Position};
 use shakmaty_syzygy::{Dtz, ProbeError, SyzygyError, Tablebase, Wdl};
 use std::io::Read;
 use std::path::Path;
 use std::sync::Mutex;
-
-/// A tablebase win `ply` plies from the root scores `TB_WIN - ply`: below
-/// every mate, above every evaluation.
-pub const TB_WIN: i32 = 20_000;
-/// Scores at or beyond this are tablebase wins (or mates): they are
-/// stored in the transposition table relative to the node, as mates are.
-pub const TB_WIN_BOUND: i32 = TB_WIN - super::MAX_PLY as i32;
-const _: () = assert!(TB_WIN < MATE_BOUND);
 
 /// The first bytes of a WDL and a DTZ file of standard chess (the Syzygy
 /// format's magic numbers): a file that does not start with them is damaged.
@@ -462,17 +453,16 @@ impl Tablebases {
     }
 }
 
-/// Whether a search score is a tablebase result rather than a mate or an
-/// evaluation.
-pub fn is_tb_score(score: i32) -> bool {
-    score.abs() >= TB_WIN_BOUND && score.abs() < MATE_BOUND
-}
-
-const _: () = assert!(MATE > TB_WIN);
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::{MATE, MATE_BOUND, TB_WIN_BOUND};
+
+    /// Whether a search score is a tablebase result rather than a mate or an
+    /// evaluation.
+    fn is_tb_score(score: i32) -> bool {
+        score.abs() >= TB_WIN_BOUND && score.abs() < MATE_BOUND
+    }
 
     #[test]
     fn certain_wins_rank_alike_and_the_fifty_move_rule_ranks_the_rest() {

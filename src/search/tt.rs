@@ -3,13 +3,9 @@
 //! key xor the data, so a torn write (two threads storing at once) fails the
 //! key check instead of returning another position's data.
 
-use super::tablebase::TB_WIN_BOUND;
+use crate::score::TB_WIN_BOUND;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-
-pub const MATE: i32 = 32_000;
-/// Scores beyond this are mates (in at most MAX_PLY plies).
-pub const MATE_BOUND: i32 = MATE - 512;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -136,7 +132,7 @@ fn unpack(data: u64) -> (TtEntry, u8) {
 /// in progress never delays it; `None` when the system gives no threads
 /// (the calling thread then does the work alone).
 fn housekeeping_pool(threads: usize) -> Option<rayon::ThreadPool> {
-    let build = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build();
+    let build = |n| crate::threads::pool("table", n);
     build(threads.clamp(1, 64)).or_else(|_| build(1)).ok()
 }
 
@@ -312,6 +308,7 @@ impl TranspositionTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::{MATE, TB_WIN};
 
     #[test]
     fn store_and_probe_round_trip() {
@@ -341,7 +338,7 @@ mod tests {
         assert_eq!(score_from_tt(score_to_tt(-(MATE - 6), 2), 4), -(MATE - 8));
         assert_eq!(score_from_tt(score_to_tt(123, 5), 9), 123);
         // Tablebase wins count plies from the root too.
-        let tb_win = super::super::tablebase::TB_WIN;
+        let tb_win = TB_WIN;
         assert_eq!(score_to_tt(tb_win - 4, 4), tb_win);
         assert_eq!(
             score_from_tt(score_to_tt(-(tb_win - 4), 4), 6),

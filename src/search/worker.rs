@@ -3,23 +3,22 @@
 //! thread of a Lazy SMP search runs this; only the main one (id 0) prints
 //! and watches the clock.
 
+use super::ablation::Feature;
 use super::checks::gives_check;
 use super::correction::Slot;
-use super::features::Feature;
 use super::history::History;
 use super::movepick::{MovePicker, is_noisy};
 use super::params as p;
 use super::see::see_ge;
-use super::tablebase::{TB_WIN_BOUND, wdl_score};
-use super::tt::{Bound, MATE, MATE_BOUND, TtEntry, encode_move, score_from_tt, score_to_tt};
+use super::tablebase::wdl_score;
+use super::tt::{Bound, TtEntry, encode_move, score_from_tt, score_to_tt};
 use super::{MAX_PLY, Shared};
-use crate::game::position_key;
+use crate::game::{child_key, position_key};
 use crate::nnue::{self, AccumulatorStack, Network};
+use crate::score::{INFINITY, MATE, MATE_BOUND, TB_WIN_BOUND};
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Piece, Position};
 use std::sync::atomic::Ordering;
-
-pub const INFINITY: i32 = MATE + 1;
 
 /// A root move with what the last search of it found.
 #[derive(Clone, Debug)]
@@ -158,7 +157,7 @@ impl<'a> Worker<'a> {
     }
 
     fn on(&self, feature: Feature) -> bool {
-        self.shared.features.on(feature)
+        self.shared.ablation.on(feature)
     }
 
     /// Iterative deepening until the limits (main) or the main thread (helpers) say stop.
@@ -1093,13 +1092,6 @@ impl<'a> Worker<'a> {
         );
         best_score
     }
-}
-
-/// The key after `m`, incremental where shakmaty can, from scratch elsewhere.
-pub fn child_key(parent: &Chess, key: u64, m: Move, child: &Chess) -> u64 {
-    parent
-        .update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal)
-        .map_or_else(|| position_key(child), |z| z.0)
 }
 
 /// The key after a null move: the other side to move and no en passant

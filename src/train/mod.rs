@@ -24,12 +24,13 @@ pub mod samples;
 
 use crate::data::Filter;
 use crate::nnue::Accumulator;
-use crate::search::tt::MATE_BOUND;
+use crate::rng::SplitMix64;
+use crate::score::MATE_BOUND;
 use curves::EpochRecord;
 use model::{Layout, Net, Quantised, Scratch};
 use netfile::write_atomically;
 use rayon::prelude::*;
-use samples::{MAX_FEATURES, Samples, SplitMix64, mirror_into};
+use samples::{MAX_FEATURES, Samples, mirror_into};
 use shakmaty::Color;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -80,40 +81,48 @@ pub struct Settings {
     /// Only measure K (the scale for which sigmoid(score / K) best fits the results) and print it
     #[arg(long)]
     fit_scale: bool,
-    /// Hidden neurons per perspective (16 to 4096, a multiple of 16)
-    #[arg(long, default_value_t = 256, value_parser = hidden_size)]
-    hidden: usize,
-    /// Passes over the training positions
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    epochs: u32,
-    /// Positions per Adam step
-    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
-    batch: u32,
-    /// Adam's learning rate at the start
-    #[arg(long, default_value_t = 0.001, value_parser = positive, allow_negative_numbers = true)]
-    lr: f64,
-    /// The learning rate at the end as a fraction of --lr (cosine decay in between)
-    #[arg(long, default_value_t = 0.05, value_parser = unit_interval, allow_negative_numbers = true)]
-    final_lr: f64,
-    /// Weight of the game result in the target (the rest is the search score), 0.0-1.0 (0.1 measured best of 0, 0.1, 0.3, 0.5, 0.7)
-    #[arg(long, default_value_t = 0.1, value_parser = unit_interval, allow_negative_numbers = true)]
-    lambda: f64,
     /// The scale K in centipawns (default: measured on the data)
     #[arg(long, value_parser = positive, allow_negative_numbers = true)]
     k: Option<f64>,
-    /// Share of the positions held out for validation, 0.0-0.5
-    #[arg(long, default_value_t = 0.03, value_parser = validation_share, allow_negative_numbers = true)]
-    validation: f64,
-    /// Seed of the split, the initial weights and the shuffles
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Also train on each training position mirrored left to right (twice
-    /// the data; the net has no castling inputs, so the image is worth the same)
-    #[arg(long)]
-    mirror: bool,
+    #[command(flatten)]
+    hyper: Hyper,
     /// Threads (default: every core); the result does not depend on them
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: Option<u16>,
+}
+
+/// The options that shape a run, as `qilin train` takes them and as a
+/// [`Config`] holds them: one declaration for both.
+#[derive(Clone, Debug, PartialEq, clap::Args)]
+pub struct Hyper {
+    /// Hidden neurons per perspective (16 to 4096, a multiple of 16)
+    #[arg(long, default_value_t = 256, value_parser = hidden_size)]
+    pub hidden: usize,
+    /// Passes over the training positions
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub epochs: u32,
+    /// Positions per Adam step
+    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    pub batch: u32,
+    /// Adam's learning rate at the start
+    #[arg(long, default_value_t = 0.001, value_parser = positive, allow_negative_numbers = true)]
+    pub lr: f64,
+    /// The learning rate at the end as a fraction of --lr (cosine decay in between)
+    #[arg(long, default_value_t = 0.05, value_parser = unit_interval, allow_negative_numbers = true)]
+    pub final_lr: f64,
+    /// Weight of the game result in the target (the rest is the search score), 0.0-1.0 (0.1 measured best of 0, 0.1, 0.3, 0.5, 0.7)
+    #[arg(long, default_value_t = 0.1, value_parser = unit_interval, allow_negative_numbers = true)]
+    pub lambda: f64,
+    /// Share of the positions held out for validation, 0.0-0.5
+    #[arg(long, default_value_t = 0.03, value_parser = validation_share, allow_negative_numbers = true)]
+    pub validation: f64,
+    /// Seed of the split, the initial weights and the shuffles
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also train on each training position mirrored left to right (twice
+    /// the data; the net has no castling inputs, so the image is worth the same)
+    #[arg(long)]
+    pub mirror: bool,
 }
 
 fn hidden_size(text: &str) -> Result<usize, String> {
@@ -133,20 +142,9 @@ fn validation_share(text: &str) -> Result<f64, String> {
 /// What a training run is, apart from its data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    pub hidden: usize,
-    pub epochs: u32,
-    pub batch: usize,
-    pub lr: f64,
-    /// The final learning rate as a fraction of `lr`.
-    pub final_lr: f64,
-    pub lambda: f64,
+    pub hyper: Hyper,
     /// Centipawns.
     pub k: f64,
-    /// Share of the positions held out.
-    pub validation: f64,
-    pub seed: u64,
-    /// Train on each training position and its mirror image.
-    pub mirror: bool,
     /// Draw a progress bar (on a terminal).
     pub progress: bool,
 }
@@ -157,24 +155,24 @@ impl Config {
     fn fingerprint(&self, positions: usize) -> String {
         format!(
             "hidden={} epochs={} batch={} lr={} final-lr={} lambda={} k={} validation={} seed={} mirror={} positions={positions}",
-            self.hidden,
-            self.epochs,
-            self.batch,
-            self.lr,
-            self.final_lr,
-            self.lambda,
+            self.hyper.hidden,
+            self.hyper.epochs,
+            self.hyper.batch,
+            self.hyper.lr,
+            self.hyper.final_lr,
+            self.hyper.lambda,
             self.k,
-            self.validation,
-            self.seed,
-            self.mirror
+            self.hyper.validation,
+            self.hyper.seed,
+            self.hyper.mirror
         )
     }
 
     /// Cosine decay from `lr` to `lr · final_lr` over the whole run;
     /// `progress` in 0..=1.
     fn learning_rate(&self, progress: f64) -> f64 {
-        let end = self.lr * self.final_lr;
-        end + (self.lr - end) * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos())
+        let end = self.hyper.lr * self.hyper.final_lr;
+        end + (self.hyper.lr - end) * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos())
     }
 }
 
@@ -184,10 +182,7 @@ pub fn run(s: &Settings) -> Result<(), String> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
     );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| e.to_string())?;
+    let pool = crate::threads::pool("train", threads)?;
     pool.install(|| train_command(s, threads))
 }
 
@@ -217,16 +212,8 @@ fn train_command(s: &Settings, threads: usize) -> Result<(), String> {
         return Err("--dir is required to train".into());
     };
     let config = Config {
-        hidden: s.hidden,
-        epochs: s.epochs,
-        batch: s.batch as usize,
-        lr: s.lr,
-        final_lr: s.final_lr,
-        lambda: s.lambda,
+        hyper: s.hyper.clone(),
         k,
-        validation: s.validation,
-        seed: s.seed,
-        mirror: s.mirror,
         progress: true,
     };
     eprintln!("{threads} threads; {}", config.fingerprint(samples.len()));
@@ -295,8 +282,8 @@ pub struct State {
 
 impl State {
     fn fresh(config: &Config) -> State {
-        let mut rng = SplitMix64::new(config.seed);
-        let net = Net::random(config.hidden, &mut rng);
+        let mut rng = SplitMix64::new(config.hyper.seed);
+        let net = Net::random(config.hyper.hidden, &mut rng);
         let len = net.params.len();
         State {
             net,
@@ -351,10 +338,10 @@ fn split(len: usize, share: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
 /// The target of a position: λ · result + (1 − λ) · sigmoid(score / K).
 fn target(config: &Config, score: i16, result: u8) -> f32 {
     let searched = 1.0 / (1.0 + (-f64::from(score) / config.k).exp());
-    (config.lambda * f64::from(result) / 2.0 + (1.0 - config.lambda) * searched) as f32
+    (config.hyper.lambda * f64::from(result) / 2.0 + (1.0 - config.hyper.lambda) * searched) as f32
 }
 
-/// Trains until `config.epochs` (or `stop_after` epochs, for tests),
+/// Trains until `config.hyper.epochs` (or `stop_after` epochs, for tests),
 /// resuming from the checkpoint in `dir` if there is one.
 pub fn train(
     config: &Config,
@@ -377,7 +364,7 @@ pub fn train(
     } else {
         State::fresh(config)
     };
-    let (train_set, valid_set) = split(samples.len(), config.validation, config.seed);
+    let (train_set, valid_set) = split(samples.len(), config.hyper.validation, config.hyper.seed);
     note(&format!(
         "{} training positions, {} validation positions",
         train_set.len(),
@@ -387,30 +374,30 @@ pub fn train(
     // by the top bit (the validation set stays as the games were played,
     // so losses with and without --mirror compare).
     let mut train_set = train_set;
-    if config.mirror {
+    if config.hyper.mirror {
         if samples.len() > MIRRORED as usize {
             return Err("too many positions to mirror".into());
         }
         let images: Vec<u32> = train_set.iter().map(|&i| i | MIRRORED).collect();
         train_set.extend(images);
     }
-    let last = stop_after.map_or(config.epochs, |s| s.min(config.epochs));
-    let batches = train_set.len().div_ceil(config.batch);
+    let last = stop_after.map_or(config.hyper.epochs, |s| s.min(config.hyper.epochs));
+    let batches = train_set.len().div_ceil(config.hyper.batch as usize);
     let remaining = u64::from(last.saturating_sub(state.epoch)) * train_set.len() as u64;
     let bar = progress_bar(config.progress, remaining);
     let mut grads: Vec<Vec<f32>> = vec![vec![0.0; state.net.params.len()]; PARTS];
     let mut order = train_set.clone();
     while state.epoch < last {
         let epoch = state.epoch + 1;
-        bar.set_prefix(format!("epoch {epoch}/{}", config.epochs));
+        bar.set_prefix(format!("epoch {epoch}/{}", config.hyper.epochs));
         let started = Instant::now();
         order.copy_from_slice(&train_set);
         state.rng.shuffle(&mut order);
         let mut loss = 0.0;
-        let mut lr = config.lr;
-        for (b, batch) in order.chunks(config.batch).enumerate() {
+        let mut lr = config.hyper.lr;
+        for (b, batch) in order.chunks(config.hyper.batch as usize).enumerate() {
             let progress =
-                (f64::from(epoch - 1) + b as f64 / batches as f64) / f64::from(config.epochs);
+                (f64::from(epoch - 1) + b as f64 / batches as f64) / f64::from(config.hyper.epochs);
             lr = config.learning_rate(progress);
             loss += step(&mut state, &mut grads, samples, batch, config, lr);
             bar.inc(batch.len() as u64);
@@ -429,7 +416,7 @@ pub fn train(
         bar.suspend(|| {
             note(&format!(
                 "epoch {epoch}/{}: training loss {:.6}, validation loss {:.6}, quantised v float {:.2} cp, lr {:.6}, {:.0} positions/s, {:.1} s",
-                config.epochs,
+                config.hyper.epochs,
                 record.train_loss,
                 record.valid_loss,
                 record.quantised_mad_cp,
@@ -751,18 +738,27 @@ mod tests {
 
     fn config() -> Config {
         Config {
-            hidden: 16,
-            epochs: 2,
-            batch: 64,
-            lr: 0.01,
-            final_lr: 0.1,
-            lambda: 0.3,
+            hyper: Hyper {
+                hidden: 16,
+                epochs: 2,
+                batch: 64,
+                lr: 0.01,
+                final_lr: 0.1,
+                lambda: 0.3,
+                validation: 0.1,
+                seed: 5,
+                mirror: false,
+            },
             k: 200.0,
-            validation: 0.1,
-            seed: 5,
-            mirror: false,
             progress: false,
         }
+    }
+
+    /// `config()` with some options changed.
+    fn config_with(change: impl FnOnce(&mut Hyper)) -> Config {
+        let mut config = config();
+        change(&mut config.hyper);
+        config
     }
 
     fn scratch_dir(name: &str) -> PathBuf {
@@ -780,10 +776,7 @@ mod tests {
     }
 
     fn trained(config: &Config, samples: &Samples, dir: &Path, threads: usize) -> State {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("pool");
+        let pool = crate::threads::pool("train", threads).expect("pool");
         timeless(
             pool.install(|| train(config, samples, dir, None, &|_| {}))
                 .expect("train"),
@@ -802,15 +795,7 @@ mod tests {
         // The run learned something, and another seed is another run.
         let losses: Vec<f64> = a.history.iter().map(|r| r.train_loss).collect();
         assert!(losses[1] < losses[0], "{losses:?}");
-        let other = trained(
-            &Config {
-                seed: 6,
-                ..config()
-            },
-            &samples,
-            &dirs[3],
-            2,
-        );
+        let other = trained(&config_with(|h| h.seed = 6), &samples, &dirs[3], 2);
         assert_ne!(a.net.params, other.net.params);
         for dir in dirs {
             std::fs::remove_dir_all(dir).expect("clean up");
@@ -835,14 +820,13 @@ mod tests {
         }
         let gap = |mirror: bool, name: &str| {
             let dir = scratch_dir(name);
-            let config = Config {
-                epochs: 4,
-                mirror,
-                ..config()
-            };
+            let config = config_with(|h| {
+                h.epochs = 4;
+                h.mirror = mirror;
+            });
             let state = trained(&config, &samples, &dir, 2);
             std::fs::remove_dir_all(&dir).expect("clean up");
-            let mut scratch = Scratch::new(config.hidden);
+            let mut scratch = Scratch::new(config.hyper.hidden);
             let (mut a, mut b) = ([0; MAX_FEATURES], [0; MAX_FEATURES]);
             (0..samples.len())
                 .map(|i| {
@@ -894,10 +878,7 @@ mod tests {
         }
         // Another setting refuses the checkpoint, naming what differs.
         let err = train(
-            &Config {
-                lambda: 0.5,
-                ..config()
-            },
+            &config_with(|h| h.lambda = 0.5),
             &samples,
             &halves,
             None,

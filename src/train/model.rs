@@ -96,7 +96,7 @@ impl Net {
     /// A fresh net: w1 uniform in ±0.1 (about 30 active features, so the
     /// accumulators start mostly inside SCReLU's bend), b1 = 0.1 (half-open
     /// neurons), w2 uniform in ±1/√(2N), b2 = 0.
-    pub fn random(hidden: usize, rng: &mut super::samples::SplitMix64) -> Net {
+    pub fn random(hidden: usize, rng: &mut crate::rng::SplitMix64) -> Net {
         let layout = Layout { hidden };
         let mut params = vec![0.0f32; layout.size()];
         let out_bound = 1.0 / ((2 * hidden) as f32).sqrt();
@@ -247,6 +247,7 @@ impl Quantised {
 
     /// The engine's score of a position given as feature lists (side to
     /// move's first); `None` when the weights break the spec.
+    #[cfg(test)]
     pub fn eval_cp(&self, us: &[u16], them: &[u16]) -> Option<i32> {
         let net = self.network()?;
         Some(
@@ -259,7 +260,8 @@ impl Quantised {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::train::samples::{SplitMix64, features};
+    use crate::rng::SplitMix64;
+    use crate::train::samples::features;
     use shakmaty::fen::Fen;
     use shakmaty::{CastlingMode, Chess, Color, Position};
 

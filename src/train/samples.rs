@@ -32,46 +32,6 @@ pub fn mirror_into<'a>(features: &[u16], out: &'a mut [u16; MAX_FEATURES]) -> &'
     &out[..n]
 }
 
-/// SplitMix64 (Steele, Lea and Flood): a tiny seeded generator whose whole
-/// state is one u64, so a checkpoint can store it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SplitMix64 {
-    pub state: u64,
-}
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64 { state: seed }
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (n > 0), by the high half of a 128-bit product.
-    pub fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-
-    /// Uniform in ±bound.
-    pub fn uniform(&mut self, bound: f32) -> f32 {
-        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        (2.0 * unit - 1.0) * bound
-    }
-
-    /// Fisher–Yates.
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i + 1);
-            items.swap(i, j);
-        }
-    }
-}
-
 /// Positions, one after another.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Samples {
@@ -204,27 +164,6 @@ pub fn load(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_generator_is_splitmix64() {
-        // The reference outputs for seed 1234567 (Vigna's splitmix64.c).
-        let mut rng = SplitMix64::new(1_234_567);
-        let first: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
-        assert_eq!(
-            first,
-            [
-                6_457_827_717_110_365_317,
-                3_203_168_211_198_807_973,
-                9_817_491_932_198_370_423
-            ]
-        );
-        let mut items: Vec<usize> = (0..100).collect();
-        rng.shuffle(&mut items);
-        let mut sorted = items.clone();
-        sorted.sort_unstable();
-        assert_eq!(sorted, (0..100).collect::<Vec<_>>());
-        assert_ne!(items, sorted);
-    }
 
     /// The mirrored lists are those of the board reflected by shakmaty.
     #[test]

@@ -21,6 +21,7 @@ use super::output::Output;
 use super::parse::{Command, GoParams, Parsed, PositionSpec};
 use crate::game::Game;
 use crate::perft;
+use crate::search::ablation::Ablation;
 use crate::search::report::SearchResult;
 use crate::search::strength::Strength;
 use crate::search::tablebase::TbConfig;
@@ -170,6 +171,9 @@ pub struct Controller {
     /// the jobs run to their end instead of stopping them.
     finish_jobs_on_quit: bool,
     faults: Faults,
+    /// The search features the strength lab switched off for every search
+    /// (`QILIN_DISABLE`), read once at start-up.
+    ablation: Ablation,
 }
 
 impl Controller {
@@ -181,7 +185,7 @@ impl Controller {
         options.hash_mb = engine.hash_mb();
         // Tables the evaluation builds once: before the first `go`, so
         // that no search pays for them on the clock.
-        std::thread::spawn(crate::eval::prepare);
+        std::thread::spawn(crate::endgames::prepare);
         Ok(Controller {
             game: Game::default(),
             engine,
@@ -200,6 +204,8 @@ impl Controller {
                 .map_or(0, |d| d.as_nanos() as u64),
             finish_jobs_on_quit: false,
             faults: Faults::default(),
+            ablation: std::env::var("QILIN_DISABLE")
+                .map_or_else(|_| Ablation::default(), |list| Ablation::parse(&list)),
         })
     }
 
@@ -340,7 +346,7 @@ impl Controller {
     /// `readyok` once the engine can search at once: the evaluation's
     /// tables are built (a few milliseconds, once).
     fn is_ready(&self) {
-        crate::eval::prepare();
+        crate::endgames::prepare();
         self.out.line("readyok");
     }
 
@@ -607,6 +613,7 @@ impl Controller {
             searchmoves: self.searchmoves(&params.searchmoves),
             multipv: self.options.multipv,
             strength: self.strength(),
+            ablation: self.ablation,
         }
     }
 

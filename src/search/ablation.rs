@@ -1,7 +1,10 @@
 //! Switches for the strength lab: each pruning and ordering feature can be
-//! turned off with `QILIN_DISABLE=nmp,lmr,…` in the environment, so that a
-//! match of the engine against itself without the feature measures what the
-//! feature is worth. Not a UCI option: GUIs never see it.
+//! turned off, so that a match of the engine against itself without the
+//! feature measures what the feature is worth. A search takes its switches
+//! from its request (`SearchRequest::ablation`, nothing off by default) and
+//! reads no environment: the UCI engine reads `QILIN_DISABLE=nmp,lmr,…` once
+//! at start-up and hands the switches to every search. Not a UCI option:
+//! GUIs never see it.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Feature {
@@ -36,23 +39,21 @@ const NAMES: [(Feature, &str); 13] = [
     (Feature::ProbCut, "probcut"),
 ];
 
+/// The features switched off for a search; the default switches off none.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Features {
+pub struct Ablation {
     disabled: u32,
 }
 
-impl Features {
-    /// Reads `QILIN_DISABLE` (comma-separated names); unknown names are ignored.
-    pub fn from_env() -> Features {
-        std::env::var("QILIN_DISABLE").map_or_else(|_| Features::default(), |v| Features::parse(&v))
-    }
-
-    pub fn parse(list: &str) -> Features {
+impl Ablation {
+    /// The features a comma-separated list of names switches off (the
+    /// value of `QILIN_DISABLE`); unknown names are ignored.
+    pub fn parse(list: &str) -> Ablation {
         let disabled = list
             .split(',')
             .filter_map(|name| NAMES.iter().find(|(_, n)| *n == name.trim()))
             .fold(0, |bits, (f, _)| bits | 1 << *f as u32);
-        Features { disabled }
+        Ablation { disabled }
     }
 
     pub fn on(self, feature: Feature) -> bool {
@@ -66,10 +67,10 @@ mod tests {
 
     #[test]
     fn names_switch_features_off() {
-        let f = Features::parse("nmp, lmr,bogus");
+        let f = Ablation::parse("nmp, lmr,bogus");
         assert!(!f.on(Feature::NullMove));
         assert!(!f.on(Feature::Lmr));
         assert!(f.on(Feature::Futility));
-        assert!(Features::default().on(Feature::NullMove));
+        assert!(Ablation::default().on(Feature::NullMove));
     }
 }
