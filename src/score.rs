@@ -24,12 +24,13 @@ pub const TB_WIN: i32 = 20_000;
 /// stored in the transposition table relative to the node, as mates are.
 pub const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
 
-/// The largest score the net may give: below the search's mate range
-/// (`MATE_BOUND` = 31,488) and within the TT's 16-bit eval.
-pub const MAX_EVAL: i32 = 30_000;
+/// The largest evaluation (the net's, a known endgame's, either corrected by
+/// the search): below the tablebase band, so that no evaluation is ever
+/// stored or reported as a tablebase win, and within the TT's 16-bit eval.
+pub const MAX_EVAL: i32 = TB_WIN_BOUND - 1;
 
 const _: () = assert!(MAX_PLY < (MATE - MATE_BOUND) as usize);
-const _: () = assert!(MAX_EVAL < MATE_BOUND && TB_WIN < MATE_BOUND);
+const _: () = assert!(MAX_EVAL < TB_WIN_BOUND && TB_WIN < MATE_BOUND);
 const _: () = assert!(MAX_EVAL <= i16::MAX as i32);
 
 /// Moves to mate for a mate score (`MATE - plies`, or its negation): positive

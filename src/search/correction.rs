@@ -5,7 +5,7 @@
 //! out, and the average of what it found corrects the next static
 //! evaluation with those pawns, which pruning and reductions then trust.
 
-use crate::score::MATE_BOUND;
+use crate::score::MAX_EVAL;
 use shakmaty::{Chess, Color, Position};
 
 const ENTRIES: usize = 16_384;
@@ -63,9 +63,9 @@ fn mix(mut x: u64) -> u64 {
 
 impl Correction {
     /// The static evaluation `raw` corrected by what searches found here;
-    /// never into the mate range.
+    /// never past `MAX_EVAL`, so never into the tablebase or mate bands.
     pub fn apply(&self, slot: Slot, raw: i32) -> i32 {
-        (raw + self.table[slot.side][slot.index] / GRAIN).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        (raw + self.table[slot.side][slot.index] / GRAIN).clamp(-MAX_EVAL, MAX_EVAL)
     }
 
     /// A search of `depth` found `score` where the evaluation said `raw`.
@@ -117,5 +117,9 @@ mod tests {
         // A piece moved, pawns the same: the same slot.
         let knight_out = pos("rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 0 1");
         assert_eq!(c.apply(Slot::of(&knight_out), 10), 10 + capped);
+        // An evaluation at the top of its range stays below the tablebase
+        // band however the correction pushes it.
+        assert_eq!(c.apply(slot, crate::score::MAX_EVAL), crate::score::MAX_EVAL);
+        assert!(crate::score::MAX_EVAL < crate::score::TB_WIN_BOUND);
     }
 }
