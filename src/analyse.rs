@@ -97,7 +97,8 @@ impl AnalyseArgs {
         let moves: Vec<String> = self.moves.iter().map(|m| m.to_ascii_lowercase()).collect();
         game.play_uci_moves(&moves).map_err(|e| {
             // The same words as UCI's `info string reason:` lines.
-            let reasons = e.illegality().map(crate::uci::reason_lines);
+            let why = crate::rules_explain::setup_illegality(&game, &e);
+            let reasons = why.as_ref().map(crate::uci::reason_lines);
             let mut text = e.to_string();
             for line in reasons.unwrap_or_default() {
                 text.push('\n');

@@ -4,7 +4,6 @@
 //! shakmaty knows how pieces move and when a side has no legal move; it does
 //! not know repetition or the move clocks. Those rules live here.
 
-use crate::rules_explain::{BadMove, Illegality, bad_move};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
@@ -47,21 +46,36 @@ pub enum SetupError {
     Move {
         text: String,
         ply: usize,
-        problem: BadMove,
+        problem: MoveError,
     },
 }
 
-impl SetupError {
-    /// The rule an illegal move of the list breaks (none for a bad FEN or
-    /// a text that is no move).
-    pub fn illegality(&self) -> Option<&Illegality> {
+/// What is wrong with a move text, as far as the game record can tell.
+/// Which rule an illegal move breaks is the rule teacher's to say
+/// (`rules_explain::setup_illegality`), from the game the error left: the
+/// record knows the rules, not how to teach them, and so depends on nothing
+/// of the teacher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveError {
+    /// The text is not a move at all (`xyz`, `e9e1`).
+    Unparsable,
+    /// A move in form, against the rules here.
+    Illegal,
+}
+
+impl MoveError {
+    /// The word the error line starts with.
+    pub fn word(self) -> &'static str {
         match self {
-            SetupError::Move {
-                problem: BadMove::Illegal(why),
-                ..
-            } => Some(why),
-            _ => None,
+            MoveError::Unparsable => "unparsable",
+            MoveError::Illegal => "illegal",
         }
+    }
+}
+
+impl fmt::Display for MoveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
     }
 }
 
@@ -134,10 +148,10 @@ impl Game {
         self.plies.reserve(moves.len());
         for (i, text) in moves.iter().enumerate() {
             let text = text.as_ref();
-            let m = self.parse_move(text).map_err(|_| SetupError::Move {
+            let m = self.parse_move(text).map_err(|problem| SetupError::Move {
                 text: text.to_string(),
                 ply: i + 1,
-                problem: bad_move(self, text),
+                problem,
             })?;
             self.play(m);
         }
@@ -145,7 +159,7 @@ impl Game {
     }
 
     /// Turns a UCI move into a legal move of the current position.
-    pub fn parse_move(&self, text: &str) -> Result<Move, &'static str> {
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         parse_uci_move(&self.pos, text)
     }
 
@@ -305,9 +319,9 @@ impl Game {
 
 /// Reads a UCI move (`e2e4`, `e7e8q`; castling as `e1g1` or king-takes-rook
 /// `e1h1`) and checks it is legal in `pos`.
-pub fn parse_uci_move(pos: &Chess, text: &str) -> Result<Move, &'static str> {
-    let uci = UciMove::from_ascii(text.as_bytes()).map_err(|_| "unparsable")?;
-    uci.to_move(pos).map_err(|_| "illegal")
+pub fn parse_uci_move(pos: &Chess, text: &str) -> Result<Move, MoveError> {
+    let uci = UciMove::from_ascii(text.as_bytes()).map_err(|_| MoveError::Unparsable)?;
+    uci.to_move(pos).map_err(|_| MoveError::Illegal)
 }
 
 fn describe_position_error(e: &PositionError<Chess>, mode: CastlingMode) -> String {
@@ -597,16 +611,7 @@ mod tests {
             SetupError::Move {
                 text: "e4e5".into(),
                 ply: 3,
-                problem: BadMove::Illegal(Box::new(Illegality::PawnCapturesOnlyDiagonally {
-                    pawn: crate::rules_explain::Placed {
-                        piece: Color::White.pawn(),
-                        square: shakmaty::Square::E4
-                    },
-                    target: crate::rules_explain::Placed {
-                        piece: Color::Black.pawn(),
-                        square: shakmaty::Square::E5
-                    },
-                }))
+                problem: MoveError::Illegal,
             }
         );
         assert_eq!(g.moves().len(), 2);

@@ -11,7 +11,7 @@
 //! each. Nothing here knows UCI output lines: `src/uci/` and `analyse`
 //! decide how the sentences are shown.
 
-use crate::game::{Game, GameOver};
+use crate::game::{Game, GameOver, MoveError, SetupError};
 use shakmaty::uci::UciMove;
 use shakmaty::{
     Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Piece, Position, Rank, Role, Square,
@@ -200,6 +200,20 @@ pub fn bad_move(game: &Game, text: &str) -> BadMove {
         Ok(_) => BadMove::Illegal(Box::new(
             explain_illegal(game, text).unwrap_or(Illegality::Unexplained),
         )),
+    }
+}
+
+/// The rule the bad move of a `position … moves` list breaks; none for a
+/// bad FEN or a text that is no move. `game` is the game the error left:
+/// it holds the moves before the bad one, the position the move was tried in.
+pub fn setup_illegality(game: &Game, error: &SetupError) -> Option<Illegality> {
+    match error {
+        SetupError::Move {
+            text,
+            problem: MoveError::Illegal,
+            ..
+        } => Some(explain_illegal(game, text).unwrap_or(Illegality::Unexplained)),
+        _ => None,
     }
 }
 
@@ -1047,6 +1061,28 @@ mod tests {
             bad_move(&g, "e3e4"),
             BadMove::Illegal(Box::new(Illegality::NoPiece { from: Square::E3 }))
         );
+    }
+
+    /// The game record says only that a move of the list is illegal; the
+    /// rule comes from here, in the game the error left.
+    #[test]
+    fn a_bad_move_of_a_list_is_explained_in_the_game_it_left() {
+        let mut g = Game::default();
+        let err = g
+            .play_uci_moves(&["e2e4", "e7e5", "e4e5"])
+            .expect_err("e4e5 is illegal");
+        assert_eq!(
+            setup_illegality(&g, &err),
+            Some(Illegality::PawnCapturesOnlyDiagonally {
+                pawn: at(W.pawn(), Square::E4),
+                target: at(B.pawn(), Square::E5),
+            })
+        );
+        let err = g.play_uci_moves(&["xyz"]).expect_err("no move");
+        assert_eq!(setup_illegality(&g, &err), None);
+        let err =
+            Game::from_fen("8/8/8/8 w - - 0 1", CastlingMode::Standard).expect_err("a bad FEN");
+        assert_eq!(setup_illegality(&g, &err), None);
     }
 
     #[test]

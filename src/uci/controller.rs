@@ -364,7 +364,8 @@ impl Controller {
         self.game = game;
         if let Err(e) = result {
             self.out.error(&e.to_string());
-            for line in e.illegality().map(super::reason_lines).unwrap_or_default() {
+            let why = crate::rules_explain::setup_illegality(&self.game, &e);
+            for line in why.as_ref().map(super::reason_lines).unwrap_or_default() {
                 self.out.line(&line);
             }
         }
