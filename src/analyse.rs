@@ -92,8 +92,8 @@ pub fn san_line(root: &Chess, moves: &[Move]) -> String {
 impl AnalyseArgs {
     fn game(&self) -> Result<Game, String> {
         let mode = CastlingMode::Standard;
-        let fen = self.fen.as_ref().map(|words| words.join(" "));
-        let mut game = Game::setup(fen.as_deref(), mode).map_err(|e| e.to_string())?;
+        let fen = self.fen.as_deref().unwrap_or_default();
+        let mut game = Game::from_fen_words(fen, mode).map_err(|e| e.to_string())?;
         let moves: Vec<String> = self.moves.iter().map(|m| m.to_ascii_lowercase()).collect();
         game.play_uci_moves(&moves).map_err(|e| {
             // The same words as UCI's `info string reason:` lines.

@@ -141,6 +141,14 @@ impl Game {
         }
     }
 
+    /// The game of a FEN given as the words of a command line (a shell
+    /// splits a FEN at its spaces), or of the start position for no words:
+    /// the one reading of `--fen` for every tool.
+    pub fn from_fen_words(words: &[String], mode: CastlingMode) -> Result<Game, SetupError> {
+        let fen = (!words.is_empty()).then(|| words.join(" "));
+        Game::setup(fen.as_deref(), mode)
+    }
+
     /// Plays a list of UCI moves, stopping at the first one that is not
     /// legal here; the moves before it stay played.
     pub fn play_uci_moves<S: AsRef<str>>(&mut self, moves: &[S]) -> Result<(), SetupError> {
@@ -427,6 +435,20 @@ mod tests {
         assert!(g.rule_status().claims.is_empty());
         let mut start = Game::default();
         assert_eq!(start.take_back(), None);
+    }
+
+    #[test]
+    fn a_fen_given_as_words() {
+        let fen = "8/8/8/8/8/8/8/K1k5 w - - 0 1";
+        let words: Vec<String> = fen.split(' ').map(String::from).collect();
+        let mode = CastlingMode::Standard;
+        assert_eq!(Game::from_fen_words(&words, mode).expect("FEN").fen(), fen);
+        let start = Game::from_fen_words(&[], mode).expect("the start position");
+        assert_eq!(start.fen(), Game::default().fen());
+        assert!(matches!(
+            Game::from_fen_words(&["8/8".to_string()], mode),
+            Err(SetupError::Fen { .. })
+        ));
     }
 
     #[test]

@@ -345,11 +345,7 @@ impl Controller {
     }
 
     fn castling_mode(&self) -> CastlingMode {
-        if self.options.chess960 {
-            CastlingMode::Chess960
-        } else {
-            CastlingMode::Standard
-        }
+        CastlingMode::from_chess960(self.options.chess960)
     }
 
     /// Sets up `position`; a bad FEN leaves the game as it was, a bad move
