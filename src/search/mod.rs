@@ -8,6 +8,8 @@
 pub mod checks;
 pub mod correction;
 mod engine;
+#[cfg(test)]
+mod engine_tests;
 pub mod features;
 pub mod history;
 pub mod memory;
