@@ -92,12 +92,13 @@ pub fn san_line(root: &Chess, moves: &[Move]) -> String {
 impl AnalyseArgs {
     fn game(&self) -> Result<Game, String> {
         let mode = CastlingMode::Standard;
-        let fen = self.fen.as_ref().map(|words| words.join(" "));
-        let mut game = Game::setup(fen.as_deref(), mode).map_err(|e| e.to_string())?;
+        let fen = self.fen.as_deref().unwrap_or_default();
+        let mut game = Game::from_fen_words(fen, mode).map_err(|e| e.to_string())?;
         let moves: Vec<String> = self.moves.iter().map(|m| m.to_ascii_lowercase()).collect();
         game.play_uci_moves(&moves).map_err(|e| {
             // The same words as UCI's `info string reason:` lines.
-            let reasons = e.illegality().map(crate::uci::reason_lines);
+            let why = crate::rules_explain::setup_illegality(&game, &e);
+            let reasons = why.as_ref().map(crate::uci::reason_lines);
             let mut text = e.to_string();
             for line in reasons.unwrap_or_default() {
                 text.push('\n');

@@ -4,7 +4,6 @@
 //! shakmaty knows how pieces move and when a side has no legal move; it does
 //! not know repetition or the move clocks. Those rules live here.
 
-use crate::rules_explain::{BadMove, Illegality, bad_move};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
@@ -55,21 +54,36 @@ pub enum SetupError {
     Move {
         text: String,
         ply: usize,
-        problem: BadMove,
+        problem: MoveError,
     },
 }
 
-impl SetupError {
-    /// The rule an illegal move of the list breaks (none for a bad FEN or
-    /// a text that is no move).
-    pub fn illegality(&self) -> Option<&Illegality> {
+/// What is wrong with a move text, as far as the game record can tell.
+/// Which rule an illegal move breaks is the rule teacher's to say
+/// (`rules_explain::setup_illegality`), from the game the error left: the
+/// record knows the rules, not how to teach them, and so depends on nothing
+/// of the teacher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveError {
+    /// The text is not a move at all (`xyz`, `e9e1`).
+    Unparsable,
+    /// A move in form, against the rules here.
+    Illegal,
+}
+
+impl MoveError {
+    /// The word the error line starts with.
+    pub fn word(self) -> &'static str {
         match self {
-            SetupError::Move {
-                problem: BadMove::Illegal(why),
-                ..
-            } => Some(why),
-            _ => None,
+            MoveError::Unparsable => "unparsable",
+            MoveError::Illegal => "illegal",
         }
+    }
+}
+
+impl fmt::Display for MoveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
     }
 }
 
@@ -135,6 +149,14 @@ impl Game {
         }
     }
 
+    /// The game of a FEN given as the words of a command line (a shell
+    /// splits a FEN at its spaces), or of the start position for no words:
+    /// the one reading of `--fen` for every tool.
+    pub fn from_fen_words(words: &[String], mode: CastlingMode) -> Result<Game, SetupError> {
+        let fen = (!words.is_empty()).then(|| words.join(" "));
+        Game::setup(fen.as_deref(), mode)
+    }
+
     /// Plays a list of UCI moves, stopping at the first one that is not
     /// legal here; the moves before it stay played.
     pub fn play_uci_moves<S: AsRef<str>>(&mut self, moves: &[S]) -> Result<(), SetupError> {
@@ -142,10 +164,10 @@ impl Game {
         self.plies.reserve(moves.len());
         for (i, text) in moves.iter().enumerate() {
             let text = text.as_ref();
-            let m = self.parse_move(text).map_err(|_| SetupError::Move {
+            let m = self.parse_move(text).map_err(|problem| SetupError::Move {
                 text: text.to_string(),
                 ply: i + 1,
-                problem: bad_move(self, text),
+                problem,
             })?;
             self.play(m);
         }
@@ -153,7 +175,7 @@ impl Game {
     }
 
     /// Turns a UCI move into a legal move of the current position.
-    pub fn parse_move(&self, text: &str) -> Result<Move, &'static str> {
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         parse_uci_move(&self.pos, text)
     }
 
@@ -313,9 +335,9 @@ impl Game {
 
 /// Reads a UCI move (`e2e4`, `e7e8q`; castling as `e1g1` or king-takes-rook
 /// `e1h1`) and checks it is legal in `pos`.
-pub fn parse_uci_move(pos: &Chess, text: &str) -> Result<Move, &'static str> {
-    let uci = UciMove::from_ascii(text.as_bytes()).map_err(|_| "unparsable")?;
-    uci.to_move(pos).map_err(|_| "illegal")
+pub fn parse_uci_move(pos: &Chess, text: &str) -> Result<Move, MoveError> {
+    let uci = UciMove::from_ascii(text.as_bytes()).map_err(|_| MoveError::Unparsable)?;
+    uci.to_move(pos).map_err(|_| MoveError::Illegal)
 }
 
 fn describe_position_error(e: &PositionError<Chess>, mode: CastlingMode) -> String {
@@ -421,6 +443,20 @@ mod tests {
         assert!(g.rule_status().claims.is_empty());
         let mut start = Game::default();
         assert_eq!(start.take_back(), None);
+    }
+
+    #[test]
+    fn a_fen_given_as_words() {
+        let fen = "8/8/8/8/8/8/8/K1k5 w - - 0 1";
+        let words: Vec<String> = fen.split(' ').map(String::from).collect();
+        let mode = CastlingMode::Standard;
+        assert_eq!(Game::from_fen_words(&words, mode).expect("FEN").fen(), fen);
+        let start = Game::from_fen_words(&[], mode).expect("the start position");
+        assert_eq!(start.fen(), Game::default().fen());
+        assert!(matches!(
+            Game::from_fen_words(&["8/8".to_string()], mode),
+            Err(SetupError::Fen { .. })
+        ));
     }
 
     #[test]
@@ -605,16 +641,7 @@ mod tests {
             SetupError::Move {
                 text: "e4e5".into(),
                 ply: 3,
-                problem: BadMove::Illegal(Box::new(Illegality::PawnCapturesOnlyDiagonally {
-                    pawn: crate::rules_explain::Placed {
-                        piece: Color::White.pawn(),
-                        square: shakmaty::Square::E4
-                    },
-                    target: crate::rules_explain::Placed {
-                        piece: Color::Black.pawn(),
-                        square: shakmaty::Square::E5
-                    },
-                }))
+                problem: MoveError::Illegal,
             }
         );
         assert_eq!(g.moves().len(), 2);

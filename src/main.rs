@@ -252,11 +252,7 @@ fn are_uci_lines(args: &[String]) -> bool {
 }
 
 fn perft(args: &PerftArgs) -> ExitCode {
-    let mode = if args.chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::Standard
-    };
+    let mode = CastlingMode::from_chess960(args.chess960);
     let game = match game(&args.fen, mode) {
         Ok(g) => g,
         Err(e) => return usage_error("perft", &e),
@@ -275,8 +271,7 @@ fn perft(args: &PerftArgs) -> ExitCode {
 
 /// The game of a FEN given as words, or the start position for none.
 fn game(fen: &[String], mode: CastlingMode) -> Result<Game, String> {
-    let fen = (!fen.is_empty()).then(|| fen.join(" "));
-    Game::setup(fen.as_deref(), mode).map_err(|e| e.to_string())
+    Game::from_fen_words(fen, mode).map_err(|e| e.to_string())
 }
 
 /// A value clap accepted but the tool refused (a bad FEN or move): clap's

@@ -255,9 +255,8 @@ pub struct Settings {
 
 impl Settings {
     pub fn from_args(args: &PlayArgs) -> Result<Settings, String> {
-        let fen = args.fen.as_ref().map(|words| words.join(" "));
-        let game =
-            Game::setup(fen.as_deref(), CastlingMode::Standard).map_err(|e| e.to_string())?;
+        let fen = args.fen.as_deref().unwrap_or_default();
+        let game = Game::from_fen_words(fen, CastlingMode::Standard).map_err(|e| e.to_string())?;
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);

@@ -9,6 +9,8 @@ pub mod ablation;
 pub mod checks;
 pub mod correction;
 mod engine;
+#[cfg(test)]
+mod engine_tests;
 pub mod history;
 pub mod memory;
 pub mod movepick;

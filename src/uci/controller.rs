@@ -351,11 +351,7 @@ impl Controller {
     }
 
     fn castling_mode(&self) -> CastlingMode {
-        if self.options.chess960 {
-            CastlingMode::Chess960
-        } else {
-            CastlingMode::Standard
-        }
+        CastlingMode::from_chess960(self.options.chess960)
     }
 
     /// Sets up `position`; a bad FEN leaves the game as it was, a bad move
@@ -370,7 +366,8 @@ impl Controller {
         self.game = game;
         if let Err(e) = result {
             self.out.error(&e.to_string());
-            for line in e.illegality().map(super::reason_lines).unwrap_or_default() {
+            let why = crate::rules_explain::setup_illegality(&self.game, &e);
+            for line in why.as_ref().map(super::reason_lines).unwrap_or_default() {
                 self.out.line(&line);
             }
         }

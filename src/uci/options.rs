@@ -47,10 +47,10 @@ impl Default for Options {
         };
         for (name, kind) in DECLARED {
             let value = match kind {
-                Kind::Check(default) => default.to_string(),
+                Kind::Check { default, .. } => default.to_string(),
                 Kind::Spin { default, .. } => default.to_string(),
-                Kind::Text(default) => default.to_string(),
-                Kind::Button => continue,
+                Kind::Text { default, .. } => default.to_string(),
+                Kind::Button(_) => continue,
             };
             let set = options.set(name, Some(&value));
             debug_assert!(set.is_ok(), "{name}: {set:?}");
@@ -59,17 +59,62 @@ impl Default for Options {
     }
 }
 
+/// How an option is declared and where its value goes: the kind (with its
+/// default and range) and, for each kind, which option of that kind. Setting
+/// a value matches on the option exhaustively, with no catch-all arm: a new
+/// option that is declared but given no place to store its value does not
+/// compile, and one given a place but never declared is a variant never
+/// constructed (a warning, an error under `clippy -D warnings`).
 #[derive(Clone, Copy, Debug)]
 enum Kind {
-    Check(bool),
+    Check {
+        option: CheckOption,
+        default: bool,
+    },
     Spin {
+        option: SpinOption,
         default: u64,
         min: u64,
         max: u64,
     },
     /// A UCI `string` option; `<empty>` is the empty string.
-    Text(&'static str),
-    Button,
+    Text {
+        option: TextOption,
+        default: &'static str,
+    },
+    Button(ButtonOption),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CheckOption {
+    Ponder,
+    Chess960,
+    ShowWdl,
+    LimitStrength,
+    Syzygy50MoveRule,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SpinOption {
+    Hash,
+    Threads,
+    MultiPv,
+    SkillLevel,
+    MoveOverhead,
+    Elo,
+    SyzygyProbeDepth,
+    SyzygyProbeLimit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TextOption {
+    SyzygyPath,
+    EvalFile,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ButtonOption {
+    ClearHash,
 }
 
 /// How UCI writes an empty string value.
@@ -80,6 +125,7 @@ const DECLARED: [(&str, Kind); 16] = [
     (
         "Hash",
         Kind::Spin {
+            option: SpinOption::Hash,
             default: 16,
             min: 1,
             max: 65536,
@@ -88,6 +134,7 @@ const DECLARED: [(&str, Kind); 16] = [
     (
         "Threads",
         Kind::Spin {
+            option: SpinOption::Threads,
             default: 1,
             min: 1,
             max: 256,
@@ -96,6 +143,7 @@ const DECLARED: [(&str, Kind); 16] = [
     (
         "MultiPV",
         Kind::Spin {
+            option: SpinOption::MultiPv,
             default: 1,
             min: 1,
             max: 256,
@@ -108,30 +156,57 @@ const DECLARED: [(&str, Kind); 16] = [
     (
         "Skill Level",
         Kind::Spin {
+            option: SpinOption::SkillLevel,
             default: Strength::MAX_SKILL as u64,
             min: 0,
             max: Strength::MAX_SKILL as u64,
         },
     ),
-    ("Ponder", Kind::Check(false)),
+    (
+        "Ponder",
+        Kind::Check {
+            option: CheckOption::Ponder,
+            default: false,
+        },
+    ),
     (
         "Move Overhead",
         Kind::Spin {
+            option: SpinOption::MoveOverhead,
             default: 10,
             min: 0,
             max: 5000,
         },
     ),
-    ("Clear Hash", Kind::Button),
-    ("UCI_Chess960", Kind::Check(false)),
-    ("UCI_ShowWDL", Kind::Check(false)),
-    ("UCI_LimitStrength", Kind::Check(false)),
+    ("Clear Hash", Kind::Button(ButtonOption::ClearHash)),
+    (
+        "UCI_Chess960",
+        Kind::Check {
+            option: CheckOption::Chess960,
+            default: false,
+        },
+    ),
+    (
+        "UCI_ShowWDL",
+        Kind::Check {
+            option: CheckOption::ShowWdl,
+            default: false,
+        },
+    ),
+    (
+        "UCI_LimitStrength",
+        Kind::Check {
+            option: CheckOption::LimitStrength,
+            default: false,
+        },
+    ),
     // Stockfish 15.1's range, so that its configurations are accepted; only
     // up to `Strength::MAX_ELO` is calibrated, and a level above it plays
     // at full strength (`Strength::limited`).
     (
         "UCI_Elo",
         Kind::Spin {
+            option: SpinOption::Elo,
             default: Strength::MIN_ELO as u64,
             min: Strength::MIN_ELO as u64,
             max: Strength::DECLARED_MAX_ELO as u64,
@@ -139,25 +214,45 @@ const DECLARED: [(&str, Kind); 16] = [
     ),
     // The Syzygy options as Stockfish names them (lichess-bot and GUIs set
     // them by these names).
-    ("SyzygyPath", Kind::Text(EMPTY)),
+    (
+        "SyzygyPath",
+        Kind::Text {
+            option: TextOption::SyzygyPath,
+            default: EMPTY,
+        },
+    ),
     (
         "SyzygyProbeDepth",
         Kind::Spin {
+            option: SpinOption::SyzygyProbeDepth,
             default: 1,
             min: 1,
             max: 100,
         },
     ),
-    ("Syzygy50MoveRule", Kind::Check(true)),
+    (
+        "Syzygy50MoveRule",
+        Kind::Check {
+            option: CheckOption::Syzygy50MoveRule,
+            default: true,
+        },
+    ),
     (
         "SyzygyProbeLimit",
         Kind::Spin {
+            option: SpinOption::SyzygyProbeLimit,
             default: 7,
             min: 0,
             max: 7,
         },
     ),
-    ("EvalFile", Kind::Text(EMPTY)),
+    (
+        "EvalFile",
+        Kind::Text {
+            option: TextOption::EvalFile,
+            default: EMPTY,
+        },
+    ),
 ];
 
 /// What a successful `setoption` asks the engine to do besides storing it.
@@ -200,12 +295,18 @@ impl Options {
         DECLARED
             .iter()
             .map(|(name, kind)| match kind {
-                Kind::Check(d) => format!("option name {name} type check default {d}"),
-                Kind::Spin { default, min, max } => {
+                Kind::Check { default, .. } => {
+                    format!("option name {name} type check default {default}")
+                }
+                Kind::Spin {
+                    default, min, max, ..
+                } => {
                     format!("option name {name} type spin default {default} min {min} max {max}")
                 }
-                Kind::Text(d) => format!("option name {name} type string default {d}"),
-                Kind::Button => format!("option name {name} type button"),
+                Kind::Text { default, .. } => {
+                    format!("option name {name} type string default {default}")
+                }
+                Kind::Button(_) => format!("option name {name} type button"),
             })
             .chain(Self::tune_declarations())
             .collect()
@@ -248,25 +349,16 @@ impl Options {
         };
         let value = value.unwrap_or("").trim();
         match *kind {
-            Kind::Button => {
-                // Only `Clear Hash` is a button.
-                Ok(Change::ClearHash)
-            }
-            Kind::Text(_) => {
+            Kind::Button(option) => Ok(self.press(option)),
+            Kind::Text { option, .. } => {
                 let text = if value == EMPTY {
                     String::new()
                 } else {
                     value.to_string()
                 };
-                if *declared == "EvalFile" {
-                    self.eval_file = text;
-                    return Ok(Change::EvalFile);
-                }
-                // The only other string is `SyzygyPath`.
-                self.syzygy_path = text;
-                Ok(Change::SyzygyPath)
+                Ok(self.set_text(option, text))
             }
-            Kind::Check(_) => {
+            Kind::Check { option, .. } => {
                 let on = match value.to_ascii_lowercase().as_str() {
                     "true" => true,
                     "false" => false,
@@ -276,22 +368,11 @@ impl Options {
                         ));
                     }
                 };
-                match *declared {
-                    "Ponder" => {}
-                    "UCI_Chess960" => {
-                        self.chess960 = on;
-                        return Ok(Change::Chess960);
-                    }
-                    "UCI_LimitStrength" => self.limit_strength = on,
-                    "Syzygy50MoveRule" => {
-                        self.syzygy_50_move_rule = on;
-                        return Ok(Change::SyzygyConfig);
-                    }
-                    _ => self.show_wdl = on,
-                }
-                Ok(Change::Other)
+                Ok(self.set_check(option, on))
             }
-            Kind::Spin { min, max, .. } => {
+            Kind::Spin {
+                option, min, max, ..
+            } => {
                 let v = match value.parse::<u64>() {
                     Ok(v) if (min..=max).contains(&v) => v,
                     _ => {
@@ -300,44 +381,89 @@ impl Options {
                         ));
                     }
                 };
-                // Every spin range fits in usize on the platforms Rust supports.
-                let n = v as usize;
-                match *declared {
-                    "Hash" => {
-                        self.hash_mb = n;
-                        Ok(Change::Hash)
-                    }
-                    "Threads" => {
-                        self.threads = n;
-                        Ok(Change::Threads)
-                    }
-                    "MultiPV" => {
-                        self.multipv = n;
-                        Ok(Change::Other)
-                    }
-                    "UCI_Elo" => {
-                        // Within the declared range: checked above.
-                        self.elo = v as u32;
-                        Ok(Change::Other)
-                    }
-                    "Skill Level" => {
-                        // Within 0..=20: checked above.
-                        self.skill_level = v as u32;
-                        Ok(Change::Other)
-                    }
-                    "SyzygyProbeDepth" => {
-                        self.syzygy_probe_depth = n as i32;
-                        Ok(Change::SyzygyConfig)
-                    }
-                    "SyzygyProbeLimit" => {
-                        self.syzygy_probe_limit = n;
-                        Ok(Change::SyzygyConfig)
-                    }
-                    _ => {
-                        self.move_overhead_ms = v;
-                        Ok(Change::Other)
-                    }
-                }
+                Ok(self.set_spin(option, v))
+            }
+        }
+    }
+
+    fn press(&mut self, option: ButtonOption) -> Change {
+        match option {
+            ButtonOption::ClearHash => Change::ClearHash,
+        }
+    }
+
+    fn set_text(&mut self, option: TextOption, text: String) -> Change {
+        match option {
+            TextOption::EvalFile => {
+                self.eval_file = text;
+                Change::EvalFile
+            }
+            TextOption::SyzygyPath => {
+                self.syzygy_path = text;
+                Change::SyzygyPath
+            }
+        }
+    }
+
+    fn set_check(&mut self, option: CheckOption, on: bool) -> Change {
+        match option {
+            // Declared only: the engine ponders when told `go ponder`.
+            CheckOption::Ponder => Change::Other,
+            CheckOption::Chess960 => {
+                self.chess960 = on;
+                Change::Chess960
+            }
+            CheckOption::ShowWdl => {
+                self.show_wdl = on;
+                Change::Other
+            }
+            CheckOption::LimitStrength => {
+                self.limit_strength = on;
+                Change::Other
+            }
+            CheckOption::Syzygy50MoveRule => {
+                self.syzygy_50_move_rule = on;
+                Change::SyzygyConfig
+            }
+        }
+    }
+
+    /// `v` is within the option's declared range, checked by `set`; every
+    /// range fits the field's type (and usize on the platforms Rust supports).
+    fn set_spin(&mut self, option: SpinOption, v: u64) -> Change {
+        let n = v as usize;
+        match option {
+            SpinOption::Hash => {
+                self.hash_mb = n;
+                Change::Hash
+            }
+            SpinOption::Threads => {
+                self.threads = n;
+                Change::Threads
+            }
+            SpinOption::MultiPv => {
+                self.multipv = n;
+                Change::Other
+            }
+            SpinOption::Elo => {
+                self.elo = v as u32;
+                Change::Other
+            }
+            SpinOption::SkillLevel => {
+                self.skill_level = v as u32;
+                Change::Other
+            }
+            SpinOption::SyzygyProbeDepth => {
+                self.syzygy_probe_depth = n as i32;
+                Change::SyzygyConfig
+            }
+            SpinOption::SyzygyProbeLimit => {
+                self.syzygy_probe_limit = n;
+                Change::SyzygyConfig
+            }
+            SpinOption::MoveOverhead => {
+                self.move_overhead_ms = v;
+                Change::Other
             }
         }
     }
@@ -370,6 +496,47 @@ mod tests {
         assert_eq!(d.elo, 1350);
         assert_eq!(d.skill_level, 20);
         assert_eq!(d.strength(0), None, "full strength by default");
+    }
+
+    /// Every declared option, set to a value other than its default,
+    /// changes its own field and no other option's: a value sent to the
+    /// wrong field (two options alike) or nowhere (nothing changed) fails
+    /// here. `Ponder` and `Clear Hash` store nothing, by design.
+    #[test]
+    fn every_declared_option_takes_effect_on_its_own() {
+        let default = Options::default();
+        let mut seen: Vec<(&str, Options)> = Vec::new();
+        for (name, kind) in DECLARED {
+            let value = match kind {
+                Kind::Check { default, .. } => (!default).to_string(),
+                Kind::Spin {
+                    default, min, max, ..
+                } => if default == max { min } else { max }.to_string(),
+                Kind::Text { .. } => "x".to_string(),
+                Kind::Button(_) => String::new(),
+            };
+            let mut o = Options::default();
+            let set = o.set(name, Some(&value));
+            assert!(set.is_ok(), "{name} {value}: {set:?}");
+            let stores_nothing = matches!(
+                kind,
+                Kind::Button(_)
+                    | Kind::Check {
+                        option: CheckOption::Ponder,
+                        ..
+                    }
+            );
+            if stores_nothing {
+                assert_eq!(o, default, "{name}");
+                continue;
+            }
+            assert_ne!(o, default, "{name} {value} changed nothing");
+            for (other, options) in &seen {
+                assert_ne!(&o, options, "{name} and {other} set the same value");
+            }
+            seen.push((name, o));
+        }
+        assert_eq!(seen.len(), DECLARED.len() - 2);
     }
 
     #[test]

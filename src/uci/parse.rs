@@ -405,15 +405,15 @@ fn go_number(key: &str, raw: &str) -> Option<u64> {
     Some(value)
 }
 
-/// What vampirc-uci makes of a line, for `debug on` and the fault tests:
-/// `None` when it panics or does not know the line.
-pub fn library_view(line: &str) -> Option<String> {
-    library_parse(&normalise(line)).map(|m| format!("{m:?}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What vampirc-uci makes of a line, for the fault tests: `None` when
+    /// it panics or does not know the line.
+    fn library_view(line: &str) -> Option<String> {
+        library_parse(&normalise(line)).map(|m| format!("{m:?}"))
+    }
 
     fn go(line: &str) -> GoParams {
         match parse(line).command {
