@@ -27,7 +27,7 @@ ARCH ?= native
 RUSTFLAGS ?= -C target-cpu=$(ARCH)
 export RUSTFLAGS
 
-.PHONY: all build run test fmt-check clippy unit-and-engine-tests lab-unit lab-test clean lab-venv match sprt datagen train
+.PHONY: all build run test fmt-check clippy unit-and-engine-tests lab-unit lab-test clean lab-venv match spsa sprt datagen train
 
 all: build
 
@@ -54,10 +54,12 @@ clippy:
 unit-and-engine-tests:
 	$(CARGO) test --release --locked
 
-# The strength lab's statistics (Elo, the exact SPRT): standard-library Python,
-# about a second. `lab-test` adds match.py run against fake engines (python-chess).
+# The strength lab's statistics (Elo, the exact SPRT) and the SPSA tuner's
+# arithmetic and files: standard-library Python, a few seconds. `lab-test` adds
+# match.py run against fake engines (python-chess).
 lab-unit:
 	$(LAB_PYTHON) -m unittest discover -s engine-tests/lab -p 'test_match_stats.py'
+	$(LAB_PYTHON) -m unittest discover -s engine-tests/lab -p 'test_spsa.py'
 
 lab-test: lab-venv
 	$(LAB_VENV)/bin/python -m unittest discover -s engine-tests/lab -p 'test_*.py'
@@ -81,6 +83,12 @@ $(LAB_VENV)/.installed: engine-tests/lab/requirements.txt
 
 match: lab-venv
 	$(LAB_VENV)/bin/python engine-tests/lab/match.py $(ARGS)
+
+# SPSA tuning of the search parameters (docs/search-parameters.md); the engine
+# must be a tune build, and the same command resumes a stopped run:
+#   make spsa ARGS="--engine target-tune/release/qilin --iterations 2000 --pairs-per-iter 4 --concurrency 4"
+spsa: lab-venv
+	$(LAB_VENV)/bin/python engine-tests/lab/spsa.py $(ARGS)
 
 # SPRT of the working tree against BASE (a binary or a git ref, default HEAD):
 #   make sprt BASE=main TC=8+0.08 ELO0=0 ELO1=5

@@ -42,6 +42,13 @@ enum Tool {
     Annotate(AnnotateArgs),
     /// Count what a run of self-play data holds: games, positions, bytes, distinct openings
     DataStats(DataStatsArgs),
+    /// Print the search parameters as OpenBench's SPSA input (name, int, default, min, max,
+    /// c_end, r_end), for engine-tests/lab/spsa.py or OpenBench
+    // Only in tune builds, and hidden from the tool list, which stays the
+    // normal build's (the README's table is checked against it).
+    #[cfg(feature = "tune")]
+    #[command(hide = true)]
+    SpsaParams,
 }
 
 #[derive(clap::Args)]
@@ -190,6 +197,11 @@ fn main() -> ExitCode {
             Err(e) => usage_error("play", &e),
         },
         Some(Tool::DataStats(a)) => data_stats(&a),
+        #[cfg(feature = "tune")]
+        Some(Tool::SpsaParams) => {
+            print!("{}", qilin::search::params::spsa_input());
+            ExitCode::SUCCESS
+        }
         Some(Tool::Annotate(a)) => {
             let net = match a.net.resolve("annotate") {
                 Ok(net) => net,

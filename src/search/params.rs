@@ -189,6 +189,25 @@ search_params! {
     time_stable_min = 55, 20..=100, 4;
 }
 
+/// OpenBench's default learning rate at the end of an SPSA run (`r_end`):
+/// a game won then moves a parameter by this many of its steps.
+pub const SPSA_R_END: f64 = 0.002;
+
+/// The table as OpenBench's SPSA input, one parameter a line:
+/// `name, int, default, min, max, c_end, r_end`, with the step as `c_end`.
+/// `qilin spsa-params` (tune builds) prints it for OpenBench and for the
+/// lab's tuner (engine-tests/lab/spsa.py), so the steps are written once.
+pub fn spsa_input() -> String {
+    ALL.iter()
+        .map(|p| {
+            format!(
+                "{}, int, {}, {}, {}, {}, {SPSA_R_END}\n",
+                p.name, p.default, p.min, p.max, p.step
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,5 +245,19 @@ mod tests {
         assert_eq!(set("RFP_MARGIN", 81), Ok(()));
         assert_eq!(rfp_margin(), 81);
         assert_eq!(set("rfp_margin", 80), Ok(()));
+    }
+
+    #[test]
+    fn the_spsa_input_is_the_table() {
+        let input = spsa_input();
+        let lines: Vec<&str> = input.lines().collect();
+        assert_eq!(lines.len(), ALL.len());
+        assert!(lines.contains(&"rfp_margin, int, 80, 30, 160, 6, 0.002"));
+        for (line, p) in lines.iter().zip(ALL) {
+            let fields: Vec<&str> = line.split(", ").collect();
+            assert_eq!(fields.len(), 7, "{line}");
+            assert_eq!((fields[0], fields[1]), (p.name, "int"));
+            assert_eq!(fields[5].parse::<i32>(), Ok(p.step));
+        }
     }
 }
