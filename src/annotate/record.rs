@@ -254,22 +254,11 @@ impl fmt::Display for RecordProblem {
                 f,
                 "{} has no {} that could move to {to}.",
                 piece.color.fold_wb("White", "Black"),
-                role_word(piece.role)
+                crate::rules_explain::role_name(piece.role)
             ),
             RecordProblem::Setup(e) => write!(f, "{e}"),
             RecordProblem::Variant(v) => write!(f, "the variant '{v}' is not chess"),
         }
-    }
-}
-
-fn role_word(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
     }
 }
 

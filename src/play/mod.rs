@@ -698,19 +698,11 @@ fn refused(text: &str, refusal: Refusal) -> Event {
         },
         Refusal::NoSuchPiece { role, to } => Event::Illegal {
             text,
-            reason: format!("You have no {} that can go to {to}.", role_name(role)),
+            reason: format!(
+                "You have no {} that can go to {to}.",
+                crate::rules_explain::role_name(role)
+            ),
         },
-    }
-}
-
-fn role_name(role: shakmaty::Role) -> &'static str {
-    match role {
-        shakmaty::Role::Pawn => "pawn",
-        shakmaty::Role::Knight => "knight",
-        shakmaty::Role::Bishop => "bishop",
-        shakmaty::Role::Rook => "rook",
-        shakmaty::Role::Queen => "queen",
-        shakmaty::Role::King => "king",
     }
 }
 

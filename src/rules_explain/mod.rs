@@ -26,6 +26,7 @@ mod promotion;
 #[cfg(test)]
 mod property_tests;
 mod words;
+pub use words::role_name;
 
 pub use castling::CastlingProblem;
 pub use check::CheckAnswers;

@@ -17,7 +17,9 @@ fn player_name(color: Color) -> &'static str {
     color.fold_wb("White", "Black")
 }
 
-fn role_name(role: Role) -> &'static str {
+/// A piece's kind in words ("knight"): the one naming used wherever a
+/// piece is told to a person (the rule teacher, `play`, `annotate`).
+pub fn role_name(role: Role) -> &'static str {
     match role {
         Role::Pawn => "pawn",
         Role::Knight => "knight",
