@@ -21,6 +21,8 @@ usage: engine-tests/soak.sh [options]          (each option also as an env var)
       --threads LIST      Threads, e.g. 1 or 1,2           THREADS      1
       --ponder LIST       off, on or off,on                PONDER       off
       --hash MB           Hash                             HASH         16
+      --syzygy DIR        SyzygyPath for both sides, e.g.  SYZYGY       (none: no tables)
+                          engine-tests/syzygy (the repository's 3-4-piece tables)
   -c, --concurrency N     games at once                    CONCURRENCY  2
   -b, --book FILE         EPD openings                     BOOK         engine-tests/books/8moves_2000.epd
   -o, --out DIR           output folder                    OUT          engine-tests/out/soak
@@ -61,6 +63,7 @@ TC=${TC:-10+0.1}
 THREADS=${THREADS:-1}
 PONDER=${PONDER:-off}
 HASH=${HASH:-16}
+SYZYGY=${SYZYGY:-}
 CONCURRENCY=${CONCURRENCY:-2}
 BOOK=${BOOK:-engine-tests/books/8moves_2000.epd}
 OUT=${OUT:-engine-tests/out/soak}
@@ -81,6 +84,7 @@ while [[ $# -gt 0 ]]; do
         --threads) need "$@"; THREADS=$2; shift 2 ;;
         --ponder) need "$@"; PONDER=$2; shift 2 ;;
         --hash) need "$@"; HASH=$2; shift 2 ;;
+        --syzygy) need "$@"; SYZYGY=$2; shift 2 ;;
         -c|--concurrency) need "$@"; CONCURRENCY=$2; shift 2 ;;
         -b|--book) need "$@"; BOOK=$2; shift 2 ;;
         -o|--out) need "$@"; OUT=$2; shift 2 ;;
@@ -300,6 +304,10 @@ BOOK=$(abspath "$BOOK")
 if (( GAMES % 2 )); then GAMES=$((GAMES + 1)); echo "soak.sh: games rounded up to $GAMES (pairs)"; fi
 [[ $CONCURRENCY =~ ^[1-9][0-9]*$ ]] || die "--concurrency must be a positive number"
 [[ $HASH =~ ^[1-9][0-9]*$ ]] || die "--hash must be a positive number"
+if [[ -n $SYZYGY ]]; then
+    SYZYGY=$(abspath "$SYZYGY")
+    [[ -d $SYZYGY ]] || die "--syzygy: no such folder: $SYZYGY (the repository holds engine-tests/syzygy)"
+fi
 [[ $TC =~ ^([0-9]+/)?[0-9.]+(\+[0-9.]+)?$ ]] || die "--tc must look like 10+0.1, 60 or 40/60+0"
 IFS=, read -r -a THREAD_LIST <<<"$THREADS"
 IFS=, read -r -a PONDER_LIST <<<"$PONDER"
@@ -336,6 +344,7 @@ mkdir -p "$RUN_DIR"
 CORES=$(nproc 2>/dev/null || echo 1)
 echo "soak: runner $RUNNER${CUTECHESS_BIN:+ ($CUTECHESS_BIN)}  engine $ENGINE  opponent $OPPONENT"
 echo "soak: games $GAMES per setting  tc $TC  hash $HASH  concurrency $CONCURRENCY  book $BOOK  seed $SEED"
+echo "soak: syzygy ${SYZYGY:-off}"
 echo "soak: output $RUN_DIR"
 
 # --- matches --------------------------------------------------------------------------
@@ -343,7 +352,7 @@ SUMMARIES=()
 STATUS=0
 for threads in "${THREAD_LIST[@]}"; do
     for ponder in "${PONDER_LIST[@]}"; do
-        label="t${threads}-ponder-${ponder}"
+        label="t${threads}-ponder-${ponder}${SYZYGY:+-syzygy}"
         pgn=$RUN_DIR/$label.pgn
         log=$RUN_DIR/$label.log
         err=$RUN_DIR/$label.stderr
@@ -357,6 +366,7 @@ for threads in "${THREAD_LIST[@]}"; do
         if [[ $RUNNER == cutechess ]]; then
             each=(proto=uci tc="$TC" timemargin=0 option.Threads="$threads" option.Hash="$HASH" stderr="$err")
             [[ $ponder == on ]] && each+=(ponder)
+            [[ -n $SYZYGY ]] && each+=(option.SyzygyPath="$SYZYGY")
             args=(-engine name=qilin-a cmd="$ENGINE"
                   -engine name=qilin-b cmd="$OPPONENT"
                   -each "${each[@]}"
@@ -386,6 +396,7 @@ for threads in "${THREAD_LIST[@]}"; do
                   --openings "$BOOK" --seed "$SEED" --event "Qilin soak $label"
                   --pgn "$pgn" --json "$RUN_DIR/$label.json")
             [[ $DEBUG == 1 ]] && args+=(--uci-log "$RUN_DIR/$label.uci.log")
+            [[ -n $SYZYGY ]] && args+=(--engine-opt "SyzygyPath=$SYZYGY" --opponent-opt "SyzygyPath=$SYZYGY")
             "$LAB_PY" "$ROOT/engine-tests/lab/match.py" "${args[@]}" 2>&1 | tee "$log" || rc=$?
         fi
         if [[ $RUNNER == cutechess ]]; then

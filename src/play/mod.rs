@@ -29,7 +29,7 @@ pub struct PlayArgs {
     #[arg(long, value_enum, default_value = "white")]
     pub color: Side,
     /// Qilin's level on Stockfish's UCI_Elo scale (as `UCI_LimitStrength`
-    /// with `UCI_Elo`; above the calibrated 2100 it plays at full strength)
+    /// with `UCI_Elo`; above the calibrated 2200 it plays at full strength)
     #[arg(long, value_parser = clap::value_parser!(u32).range(1350..=2850))]
     pub elo: Option<u32>,
     /// Clocks for both sides: minutes plus an increment in seconds, as 5+3

@@ -465,10 +465,10 @@ fn shared_state<'a>(
         root_key: game.key(),
         root_moves,
         game_keys: game.reversible_keys().collect(),
-        // A weakened engine chooses among several lines.
+        // A weakened engine chooses among several lines (but the top levels).
         multipv: request
             .multipv
-            .max(request.strength.map_or(1, |_| Strength::LINES)),
+            .max(request.strength.map_or(1, Strength::lines)),
         ablation: request.ablation,
         tb,
         tbhits: AtomicU64::new(tbhits),

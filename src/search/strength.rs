@@ -19,16 +19,33 @@
 
 use crate::score::MATE_BOUND;
 
-/// (Elo, nodes a move) where a match put Qilin level with Stockfish at that
-/// `UCI_Elo`; between anchors the cap grows geometrically (Elo is close to
-/// linear in the logarithm of the nodes).
-const NODE_ANCHORS: [(u32, f64); 5] = [
+/// (Elo, nodes a move) where a match put Qilin, choosing among
+/// [`Strength::LINES`] lines, level with Stockfish at that `UCI_Elo`;
+/// between anchors the cap grows geometrically (Elo is close to linear in
+/// the logarithm of the nodes).
+const CHOOSING_ANCHORS: [(u32, f64); 5] = [
     (1350, 1_030.0),
     (1400, 1_350.0),
     (1700, 6_500.0),
     (2000, 100_000.0),
-    (2100, 400_000.0),
+    (2100, 190_000.0),
 ];
+
+/// Above the choosing range a level plays its single best line. Searching
+/// four lines costs strength the top levels cannot give: at 10+0.1 four
+/// lines stop near 2180 however many nodes they may search (400,000, a cap
+/// the clock mostly reaches first, played +81 ± 65 against Stockfish's
+/// 2100), while one line goes on up to full strength (one line at 150,000
+/// nodes played −115 ± 61 against 2300, so about 2185).
+/// (Elo, nodes a move) as above: 2200 is measured; 2100, the lower end of
+/// the band, is set from it by about 70 Elo a doubling.
+const SINGLE_LINE_ANCHORS: [(u32, f64); 2] = [(2100, 65_000.0), (2200, 175_000.0)];
+
+/// The band in which the choice among lines cools from 30 cp to 2 cp.
+const CHOOSING_ELO: (u32, u32) = (
+    CHOOSING_ANCHORS[0].0,
+    CHOOSING_ANCHORS[CHOOSING_ANCHORS.len() - 1].0,
+);
 
 /// A playing strength below full.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,10 +57,10 @@ pub struct Strength {
 
 impl Strength {
     /// The weakest level: Stockfish's lowest.
-    pub const MIN_ELO: u32 = NODE_ANCHORS[0].0;
-    /// About Qilin's full strength at 10+0.1 when it chooses among lines.
-    pub const MAX_ELO: u32 = NODE_ANCHORS[NODE_ANCHORS.len() - 1].0;
-    /// Lines searched to choose among.
+    pub const MIN_ELO: u32 = CHOOSING_ANCHORS[0].0;
+    /// The top calibrated level; above it Qilin plays at full strength.
+    pub const MAX_ELO: u32 = SINGLE_LINE_ANCHORS[SINGLE_LINE_ANCHORS.len() - 1].0;
+    /// Lines searched to choose among, up to the top of the choosing band.
     pub const LINES: usize = 4;
     /// The top of Stockfish 15.1's `UCI_Elo` range, declared as it is so
     /// that a configuration copied from Stockfish is accepted.
@@ -53,11 +70,10 @@ impl Strength {
 
     /// The strength to play at for an asked `elo`, or `None` for full
     /// strength. Above the top calibrated anchor nothing is measured: a
-    /// higher cap or a colder choice would be a guess, while full strength
-    /// is what the number asks for at least as nearly (at 10+0.1 the clock
-    /// already limits Qilin about as much as the top anchor's cap), so it
-    /// plays with no cap and no random choice. Below the bottom anchor the
-    /// level is the bottom one.
+    /// higher cap would be a guess, while full strength (about 2345 at
+    /// 10+0.1) is what such a number asks for at least as nearly, so it
+    /// plays with no cap. Below the bottom anchor the level is the bottom
+    /// one.
     pub fn limited(elo: u32, seed: u64) -> Option<Strength> {
         (elo <= Self::MAX_ELO).then(|| Strength::new(elo, seed))
     }
@@ -67,8 +83,8 @@ impl Strength {
     /// turns `UCI_Elo` into a skill as ((Elo − 1346.6) / 143.4)^(1/0.806);
     /// this is the inverse), so a level means the same number on the
     /// `UCI_Elo` scale with either engine: 0 is 1347 (played as 1350), 4 is
-    /// 1785, 7 is 2035; from 8 (2113) up the Elo is above the calibrated
-    /// range and [`Strength::limited`] plays it at full strength.
+    /// 1785, 7 is 2035, 9 is 2189; from 10 (2264) up the Elo is above the
+    /// calibrated range and [`Strength::limited`] plays it at full strength.
     pub fn elo_of_skill(skill: u32) -> Option<u32> {
         (skill < Self::MAX_SKILL)
             .then(|| (1346.6 + 143.4 * f64::from(skill).powf(0.806)).round() as u32)
@@ -87,14 +103,28 @@ impl Strength {
         self.elo
     }
 
+    /// Lines to search: several to choose among, or one at the top levels.
+    pub fn lines(self) -> usize {
+        if self.elo <= CHOOSING_ELO.1 {
+            Self::LINES
+        } else {
+            1
+        }
+    }
+
     /// Nodes per move, interpolated between the calibrated anchors.
     pub fn node_cap(self) -> u64 {
+        let anchors: &[(u32, f64)] = if self.lines() > 1 {
+            &CHOOSING_ANCHORS
+        } else {
+            &SINGLE_LINE_ANCHORS
+        };
         // `new` clamps the Elo to the anchors' range, so a pair is found;
         // the last pair stands in all the same.
-        let pair = NODE_ANCHORS
+        let pair = anchors
             .windows(2)
             .find(|pair| self.elo <= pair[1].0)
-            .unwrap_or(&NODE_ANCHORS[NODE_ANCHORS.len() - 2..]);
+            .unwrap_or(&anchors[anchors.len() - 2..]);
         let (low, high) = (pair[0], pair[1]);
         let span = f64::from(high.0.saturating_sub(low.0)).max(1.0);
         let fraction = (f64::from(self.elo.saturating_sub(low.0)) / span).clamp(0.0, 1.0);
@@ -102,10 +132,12 @@ impl Strength {
     }
 
     /// How far (centipawns) below the best a line's chance falls by e:
-    /// 30 at the bottom, 2 at the top, linear in between.
+    /// 30 at the bottom of the choosing band, 2 at its top, linear in
+    /// between (and 2 above, where only one line is searched).
     fn temperature(self) -> f64 {
-        let span = f64::from(Self::MAX_ELO - Self::MIN_ELO);
-        2.0 + 28.0 * f64::from(Self::MAX_ELO - self.elo) / span
+        let (low, high) = CHOOSING_ELO;
+        let above_bottom = self.elo.clamp(low, high) - low;
+        2.0 + 28.0 * f64::from(high - low - above_bottom) / f64::from(high - low)
     }
 
     /// The index of the line to play among `scores` (best first, from the
@@ -153,17 +185,44 @@ mod tests {
     fn elo_is_clamped_and_nodes_grow_with_it() {
         assert_eq!(Strength::new(100, 0).elo(), Strength::MIN_ELO);
         assert_eq!(Strength::new(9999, 0).elo(), Strength::MAX_ELO);
-        // Each anchor is met exactly; between two the cap is geometric.
-        for (elo, nodes) in NODE_ANCHORS {
-            assert_eq!(Strength::new(elo, 0).node_cap(), nodes as u64);
+        // Each anchor is met exactly (the single-line band's lower end
+        // belongs to the choosing band); between two the cap is geometric.
+        for (elo, nodes) in CHOOSING_ANCHORS.iter().chain(&SINGLE_LINE_ANCHORS[1..]) {
+            assert_eq!(Strength::new(*elo, 0).node_cap(), *nodes as u64, "{elo}");
         }
-        let (low, high) = (NODE_ANCHORS[1], NODE_ANCHORS[2]);
+        let (low, high) = (CHOOSING_ANCHORS[1], CHOOSING_ANCHORS[2]);
         let middle = Strength::new((low.0 + high.0) / 2, 0).node_cap() as f64;
         assert!((middle - (low.1 * high.1).sqrt()).abs() <= 1.0, "{middle}");
-        let caps: Vec<u64> = (Strength::MIN_ELO..=Strength::MAX_ELO)
-            .map(|elo| Strength::new(elo, 0).node_cap())
-            .collect();
-        assert!(caps.windows(2).all(|w| w[0] <= w[1]));
+        let (low, high) = (SINGLE_LINE_ANCHORS[0], SINGLE_LINE_ANCHORS[1]);
+        let middle = Strength::new((low.0 + high.0) / 2, 0).node_cap() as f64;
+        assert!((middle - (low.1 * high.1).sqrt()).abs() <= 1.0, "{middle}");
+        for band in [
+            Strength::MIN_ELO..=CHOOSING_ELO.1,
+            CHOOSING_ELO.1 + 1..=Strength::MAX_ELO,
+        ] {
+            let caps: Vec<u64> = band.map(|elo| Strength::new(elo, 0).node_cap()).collect();
+            assert!(caps.windows(2).all(|w| w[0] <= w[1]));
+        }
+    }
+
+    #[test]
+    fn the_top_levels_search_one_line() {
+        assert_eq!(Strength::new(1350, 0).lines(), Strength::LINES);
+        assert_eq!(Strength::new(2100, 0).lines(), Strength::LINES);
+        assert_eq!(Strength::new(2101, 0).lines(), 1);
+        assert_eq!(Strength::new(2200, 0).lines(), 1);
+        // 2101 starts the single-line band at its lower end, 65,000 nodes
+        // (one line at 65,000 nodes plays about as four at 190,000).
+        assert_eq!(Strength::new(2101, 0).node_cap(), 65_647);
+    }
+
+    #[test]
+    fn the_choice_cools_across_the_choosing_band_only() {
+        let t = |elo| Strength::new(elo, 0).temperature();
+        assert_eq!(t(1350), 30.0);
+        assert!((t(1700) - (2.0 + 28.0 * 400.0 / 750.0)).abs() < 1e-9);
+        assert_eq!(t(2100), 2.0);
+        assert_eq!(t(2200), 2.0);
     }
 
     #[test]
@@ -223,7 +282,7 @@ mod tests {
         assert!(graded[0] > graded[1] && graded[1] > graded[2], "{graded:?}");
         assert_eq!(graded[3], 0, "{graded:?}");
         // Near full strength a 100 cp worse line is almost never played.
-        let strong = count(&[0, -100, -200, -300], Strength::MAX_ELO);
+        let strong = count(&[0, -100, -200, -300], CHOOSING_ELO.1);
         assert_eq!(strong[0], 4000, "{strong:?}");
     }
 }

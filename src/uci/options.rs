@@ -548,13 +548,17 @@ mod tests {
         assert_eq!(o.strength(0).map(Strength::node_cap), Some(1_030));
         assert_eq!(o.set("Skill Level", Some("4")), Ok(Change::Other));
         assert_eq!(o.strength(0).map(Strength::elo), Some(1785));
-        // From 8 up the Elo is above the calibrated range: full strength.
+        // 8 (2113) is in the single-line band; from 10 (2264) up the Elo is
+        // above the calibrated range: full strength.
         assert_eq!(o.set("Skill Level", Some("8")), Ok(Change::Other));
         assert_eq!(o.strength_elo(), Some(2113));
+        assert_eq!(o.strength(0).map(Strength::lines), Some(1));
+        assert_eq!(o.set("Skill Level", Some("10")), Ok(Change::Other));
+        assert_eq!(o.strength_elo(), Some(2264));
         assert_eq!(o.strength(0), None);
         assert!(o.set("Skill Level", Some("21")).is_err());
         assert!(o.set("Skill Level", Some("-1")).is_err());
-        assert_eq!(o.skill_level, 8, "a bad value changes nothing");
+        assert_eq!(o.skill_level, 10, "a bad value changes nothing");
         // UCI_LimitStrength wins over Skill Level, as in Stockfish.
         o.set("Skill Level", Some("0")).expect("valid");
         o.set("UCI_LimitStrength", Some("true")).expect("valid");
