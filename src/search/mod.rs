@@ -25,7 +25,7 @@ mod worker;
 
 use crate::endgames::material_count;
 use crate::game::{Game, child_key};
-use crate::score::{MATE_BOUND, mate_in_moves};
+use crate::score::{MATE_BOUND, TB_WIN_BOUND, mate_in_moves};
 use ablation::Ablation;
 use history::HistoryTables;
 use report::{Listener, PvReport, Score, ScoreBound, SearchResult, Wdl};
@@ -113,7 +113,7 @@ struct Limits {
 }
 
 impl Limits {
-    fn new(limits: &SearchLimits, strength: Option<Strength>) -> Limits {
+    fn new(limits: &SearchLimits, strength: Option<Strength>, game_ply: u32) -> Limits {
         let cap = strength.map(Strength::node_cap);
         Limits {
             ponder: limits.ponder,
@@ -126,7 +126,7 @@ impl Limits {
             },
             soft_nodes: limits.soft_nodes,
             mate: limits.mate,
-            budget: TimeBudget::new(limits.time, limits.move_overhead_ms),
+            budget: TimeBudget::new(limits.time, limits.move_overhead_ms, game_ply),
         }
     }
 }
@@ -174,7 +174,8 @@ pub struct Shared<'a> {
     reported_nodes: AtomicU64,
     /// Iterations in a row that kept the best move (main worker).
     stable: AtomicU32,
-    last_best: std::sync::Mutex<Option<Move>>,
+    /// The main worker's best move and score after its last iteration.
+    last_best: std::sync::Mutex<Option<(Move, i32)>>,
 }
 
 impl Shared<'_> {
@@ -224,16 +225,17 @@ impl Shared<'_> {
     /// After each complete iteration of the main worker: is the search done?
     fn iteration_done(&self, outcome: &Outcome) -> bool {
         let best = &outcome.lines[0];
-        let stable = {
+        let (stable, previous_score) = {
             let mut last = self.last_best.lock().unwrap_or_else(|e| e.into_inner());
-            let same = *last == Some(best.mv);
-            *last = Some(best.mv);
-            if same {
+            let previous = *last;
+            *last = Some((best.mv, best.score));
+            let stable = if previous.is_some_and(|(mv, _)| mv == best.mv) {
                 self.stable.fetch_add(1, Ordering::Relaxed) + 1
             } else {
                 self.stable.store(0, Ordering::Relaxed);
                 0
-            }
+            };
+            (stable, previous.map(|(_, score)| score))
         };
         if outcome.depth >= self.limits.depth
             || self
@@ -261,9 +263,38 @@ impl Shared<'_> {
             // A best move that keeps its place may use less than the soft
             // bound, one that changes more.
             let hundredths = |v: i32| f64::from(v) / 100.0;
-            let factor = (hundredths(params::time_unstable())
+            let stability = (hundredths(params::time_unstable())
                 - hundredths(params::time_stability_step()) * stable as f64)
                 .max(hundredths(params::time_stable_min()));
+            // A best move that took most of the iteration's nodes needs
+            // less time than one the search kept doubting.
+            let effort = if outcome.depth >= params::time_nodes_min_depth() {
+                time::effort_factor(
+                    best.nodes,
+                    outcome.root_nodes,
+                    params::time_nodes_offset(),
+                    params::time_nodes_slope(),
+                )
+            } else {
+                1.0
+            };
+            // A score that falls asks for more time to find a way out;
+            // mates and table wins say nothing about that.
+            let falling = match previous_score {
+                Some(previous)
+                    if previous.abs() < TB_WIN_BOUND && best.score.abs() < TB_WIN_BOUND =>
+                {
+                    time::falling_factor(
+                        previous,
+                        best.score,
+                        params::time_falling(),
+                        params::time_falling_min(),
+                        params::time_falling_max(),
+                    )
+                }
+                _ => 1.0,
+            };
+            let factor = stability * effort * falling;
             // A clock of u64::MAX milliseconds must not overflow the product.
             let soft = Duration::try_from_secs_f64(budget.soft.as_secs_f64() * factor)
                 .unwrap_or(Duration::MAX)
@@ -409,6 +440,15 @@ fn run(
     conclude(&shared, game, &outcomes, request.strength)
 }
 
+/// Plies played in the game before `pos`, as its move number says (a FEN
+/// from the GUI may start anywhere).
+fn game_ply(pos: &Chess) -> u32 {
+    let full_moves = pos.fullmoves().get().saturating_sub(1);
+    full_moves
+        .saturating_mul(2)
+        .saturating_add(u32::from(pos.turn().is_black()))
+}
+
 /// Tells `listener` of the tables that failed a probe since the last time.
 fn report_tb_failures(tables: Option<&Tablebases>, listener: &dyn Listener) {
     for failure in tables.map(Tablebases::take_failures).unwrap_or_default() {
@@ -460,7 +500,7 @@ fn shared_state<'a>(
         listener,
         abort: AtomicBool::new(false),
         nodes: AtomicU64::new(0),
-        limits: Limits::new(&request.limits, request.strength),
+        limits: Limits::new(&request.limits, request.strength, game_ply(pos)),
         root: pos.clone(),
         root_key: game.key(),
         root_moves,

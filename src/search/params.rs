@@ -176,8 +176,13 @@ search_params! {
 
     /// Moves planned for when the GUI gives no `movestogo`.
     time_moves_to_go = 25, 10..=60, 2;
-    /// The hard bound is this many times a move's share.
+    /// The hard bound is this many times a move's share at the start of a
+    /// game,
     time_hard_factor = 4, 2..=8, 1;
+    /// one more every this many plies of the game,
+    time_hard_plies = 12, 4..=40, 2;
+    /// up to this many times (at most `time_hard_factor`: no growth).
+    time_hard_max = 4, 2..=10, 1;
     /// Soft and hard caps on the clock, in tenths of it, with moves to go.
     time_soft_cap = 4, 1..=7, 1;
     time_hard_cap = 7, 3..=9, 1;
@@ -187,6 +192,18 @@ search_params! {
     time_stability_step = 15, 0..=40, 2;
     /// The smallest factor of the soft bound, in hundredths.
     time_stable_min = 55, 20..=100, 4;
+    /// The soft bound's factor from the best move's share of the last
+    /// iteration's root nodes, in hundredths: offset − slope × share
+    /// (100 and 0: no effect), from this depth on.
+    time_nodes_offset = 100, 50..=300, 8;
+    time_nodes_slope = 0, 0..=250, 8;
+    time_nodes_min_depth = 6, 1..=16, 1;
+    /// The soft bound's factor from a falling score: this many hundredths
+    /// more per 100 cp the best score fell since the last iteration (less
+    /// when it rose; 0: no effect), kept within min..max hundredths.
+    time_falling = 0, 0..=100, 4;
+    time_falling_min = 85, 50..=100, 4;
+    time_falling_max = 150, 100..=250, 8;
 }
 
 /// OpenBench's default learning rate at the end of an SPSA run (`r_end`):

@@ -28,6 +28,9 @@ pub struct RootMove {
     pub previous_score: i32,
     pub pv: Vec<Move>,
     pub seldepth: usize,
+    /// Nodes this worker spent below the move in the iteration under way
+    /// (the last complete one, in an `Outcome`).
+    pub nodes: u64,
 }
 
 /// What one thread's search produced: the PVs of its deepest complete
@@ -36,6 +39,9 @@ pub struct RootMove {
 pub struct Outcome {
     pub depth: i32,
     pub lines: Vec<RootMove>,
+    /// Nodes this worker spent below all root moves in the iteration, for
+    /// the best move's share of them (time management).
+    pub root_nodes: u64,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -95,6 +101,8 @@ pub struct Worker<'a> {
     root_depth: i32,
     seldepth: usize,
     unreported: u64,
+    /// Nodes already added to the shared count.
+    flushed: u64,
     /// Complete iterations: no time or node limit stops the search before one.
     completed: Option<Outcome>,
     /// A root move that beat the first one searched in the iteration under
@@ -114,6 +122,7 @@ impl<'a> Worker<'a> {
                 previous_score: -INFINITY,
                 pv: vec![mv],
                 seldepth: 0,
+                nodes: 0,
             })
             .collect();
         let mut keys = Vec::with_capacity(shared.game_keys.len() + MAX_PLY + 8);
@@ -140,6 +149,7 @@ impl<'a> Worker<'a> {
             root_depth: 0,
             seldepth: 0,
             unreported: 0,
+            flushed: 0,
             completed: None,
             proven_best: None,
             aborted: false,
@@ -170,6 +180,7 @@ impl<'a> Worker<'a> {
             self.root_depth = depth;
             for rm in &mut self.root_moves {
                 rm.previous_score = rm.score;
+                rm.nodes = 0;
             }
             self.proven_best = None;
             for pv_index in 0..multipv {
@@ -199,7 +210,12 @@ impl<'a> Worker<'a> {
                     line.score = tb_score;
                 }
             }
-            self.completed = Some(Outcome { depth, lines });
+            let root_nodes = self.root_moves.iter().map(|rm| rm.nodes).sum();
+            self.completed = Some(Outcome {
+                depth,
+                lines,
+                root_nodes,
+            });
             self.flush_nodes();
             if self.is_main() {
                 self.shared
@@ -280,6 +296,7 @@ impl<'a> Worker<'a> {
             if self.is_main() {
                 self.shared.report_currmove(depth, m, i + 1);
             }
+            let nodes_before = self.nodes_searched();
             let (child, key) = self.make_move(root, root_key, m, 0);
             let gives_check = child.is_check();
             let new_depth = depth - 1 + i32::from(gives_check);
@@ -304,6 +321,8 @@ impl<'a> Worker<'a> {
                 }
             }
             self.keys.pop();
+            let spent = self.nodes_searched() - nodes_before;
+            self.root_moves[i].nodes += spent;
             if self.aborted {
                 return best;
             }
@@ -339,7 +358,13 @@ impl<'a> Worker<'a> {
         self.shared
             .nodes
             .fetch_add(self.unreported, Ordering::Relaxed);
+        self.flushed += self.unreported;
         self.unreported = 0;
+    }
+
+    /// Nodes this worker has searched since the search began.
+    fn nodes_searched(&self) -> u64 {
+        self.flushed + self.unreported
     }
 
     /// Counts a node and, now and then, asks whether to stop. Under a node
