@@ -173,6 +173,11 @@ search_params! {
     correction_limit = 128, 32..=400, 16;
     /// The heaviest weight (of 256) a search result gets in the correction.
     correction_max_weight = 16, 4..=64, 2;
+    /// Each correction table's weight in the sum, out of 1024: the pawns;
+    /// the knights, bishops and kings; each side's pieces (0: not used).
+    correction_pawn_weight = 1024, 256..=2048, 64;
+    correction_minor_weight = 0, 0..=1024, 64;
+    correction_pieces_weight = 0, 0..=1024, 64;
 
     /// Moves planned for when the GUI gives no `movestogo`.
     time_moves_to_go = 25, 10..=60, 2;
