@@ -47,7 +47,8 @@ Lowest clock left: the least time a side had left just after a move, before its
 increment (its margin against a time forfeit). From cutechess it is replayed from the
 time used per move in the PGN comments ({+0.25/12 0.12s}); cutechess rounds those to
 1 ms under 0.1 s, 10 ms under 1 s and 100 ms under 10 s, so it is approximate with longer
-moves. With --debug the exact minimum of the wtime/btime sent with `go` (clock at the
+moves: the summary gives the most the rounding can hide (± ms, summed over that side's
+moves). Clocks start at base + increment, as cutechess starts them. With --debug the exact minimum of the wtime/btime sent with `go` (clock at the
 start of a move, increment included) is printed as well.
 EOF
 }
@@ -145,6 +146,7 @@ fails = Counter({k: 0 for k in ("forfeit", "illegal", "crash", "stall")})
 fail_games = []
 lowest = None          # ms, just after a move, before the increment
 lowest_at = ""
+lowest_slack = 0.0     # ± ms of PGN rounding summed over that side's moves so far
 for number, (tags, moves) in enumerate(games(open(pgn_path, encoding="utf-8", errors="replace").read()), 1):
     n += 1
     results[tags.get("Result", "*")] += 1
@@ -180,7 +182,10 @@ for number, (tags, moves) in enumerate(games(open(pgn_path, encoding="utf-8", er
     per_move, base, inc = tc
     fen = tags.get("FEN", "")
     side = 1 if " b " in f" {fen} " and fen else 0
-    clock, made = [base, base], [0, 0]
+    # cutechess starts each clock at base + increment (TimeControl::initialize)
+    # and adds the increment after each move.
+    clock, made = [base + inc, base + inc], [0, 0]
+    slack = [0.0, 0.0]   # ms the PGN's rounding may hide on each side's clock
     ply = 0
     i = 0
     while i < len(toks):
@@ -196,11 +201,15 @@ for number, (tags, moves) in enumerate(games(open(pgn_path, encoding="utf-8", er
             book = c.strip() == "book"
             times = TIME.findall(c)
             used = round(float(times[-1]) * 1000) if times else None
+            if times:
+                decimals = len(times[-1].partition(".")[2])
+                half_unit = 0.5 * 10 ** (3 - decimals)   # ms: 5 for "0.12", 50 for "1.2"
         ply += 1
         if used is not None and not book:
             left = clock[side] - used
+            slack[side] += half_unit if used else 0.0
             if lowest is None or left < lowest:
-                lowest, lowest_at = left, f"game {number} ply {ply}"
+                lowest, lowest_at, lowest_slack = left, f"game {number} ply {ply}", slack[side]
             clock[side] = left + inc
             made[side] += 1
             if per_move and made[side] % per_move == 0:
@@ -252,7 +261,7 @@ if results["*"]:
     detail += f"  unfinished {results['*']}"
 detail += f"   terminations: " + ", ".join(f"{k} {v}" for k, v in terms.most_common())
 if lowest is not None:
-    detail += f"   (lowest at {lowest_at})"
+    detail += f"   (lowest at {lowest_at}, ± {lowest_slack:.0f}ms from the PGN's rounding)"
 print(detail)
 extra = []
 if go_min is not None:

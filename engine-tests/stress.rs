@@ -1,10 +1,11 @@
 //! Stress and race tests: Qilin never blocks and always answers.
 //!
 //! A GUI in a hurry drives the real binary: commands arrive while a search
-//! runs (a new `go` among them, and `Threads` and `Hash` changes), at random
-//! but reproducible delays, with Threads 1 and 2, and input ends at random
-//! points. The seed changes from run to run; it is printed at the start and
-//! with every failure, and `STRESS_SEED=<n>` replays a run. Whatever happens:
+//! runs (a new `go` among them, and `Threads`, `Hash` up to 256 MB,
+//! `EvalFile` and `SyzygyPath` changes), at random but reproducible delays,
+//! with Threads 1 and 2, and input ends at random points. The seed changes
+//! from run to run; it is printed at the start and with every failure, and
+//! `STRESS_SEED=<n>` replays a run. Whatever happens:
 //! - exactly one `bestmove` per `go`: none without a `go`, none before
 //!   `stop`/`ponderhit` for `go infinite` and `go ponder`;
 //! - every `bestmove` and `ponder` move is legal in the position of its `go`
@@ -764,7 +765,7 @@ impl Race {
 
     /// One command a GUI may send while a search runs.
     fn interfere(&mut self) {
-        match self.rng.below(12) {
+        match self.rng.below(14) {
             0..=2 => {
                 self.ready.push_back(Instant::now());
                 self.gui.send("isready");
@@ -790,6 +791,20 @@ impl Race {
             }
             // A GUI's mistake: `go` before the last `bestmove` came.
             10 => self.go(),
+            // A net from the repository's file or the embedded one, and the
+            // repository's tables or none: loaded while a search may run.
+            11 => {
+                let net = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/qilin-net-1.nnue");
+                let value = *self.rng.pick(&[net, "<empty>"]);
+                self.gui
+                    .send(&format!("setoption name EvalFile value {value}"));
+            }
+            12 => {
+                let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/engine-tests/syzygy");
+                let value = *self.rng.pick(&[tables, "<empty>"]);
+                self.gui
+                    .send(&format!("setoption name SyzygyPath value {value}"));
+            }
             _ => {
                 let threads = self.rng.range(1, 2);
                 self.gui
