@@ -48,8 +48,9 @@ increment (its margin against a time forfeit). From cutechess it is replayed fro
 time used per move in the PGN comments ({+0.25/12 0.12s}); cutechess rounds those to
 1 ms under 0.1 s, 10 ms under 1 s and 100 ms under 10 s, so it is approximate with longer
 moves: the summary gives the most the rounding can hide (± ms, summed over that side's
-moves). Clocks start at base + increment, as cutechess starts them. With --debug the exact minimum of the wtime/btime sent with `go` (clock at the
-start of a move, increment included) is printed as well.
+moves). Clocks start at base + increment, as cutechess starts them. With --debug the
+exact minimum of the wtime/btime sent with `go` (clock at the start of a move, increment
+included) is printed as well.
 EOF
 }
 
@@ -201,13 +202,12 @@ for number, (tags, moves) in enumerate(games(open(pgn_path, encoding="utf-8", er
             book = c.strip() == "book"
             times = TIME.findall(c)
             used = round(float(times[-1]) * 1000) if times else None
-            if times:
-                decimals = len(times[-1].partition(".")[2])
-                half_unit = 0.5 * 10 ** (3 - decimals)   # ms: 5 for "0.12", 50 for "1.2"
+            # half the last printed digit, in ms: 5 for "0.12s", 50 for "1.2s", 0 for "0s"
+            half_unit = 0.5 * 10 ** (3 - len(times[-1].partition(".")[2])) if used else 0.0
         ply += 1
         if used is not None and not book:
             left = clock[side] - used
-            slack[side] += half_unit if used else 0.0
+            slack[side] += half_unit
             if lowest is None or left < lowest:
                 lowest, lowest_at, lowest_slack = left, f"game {number} ply {ply}", slack[side]
             clock[side] = left + inc
