@@ -38,12 +38,14 @@ fn embed_net(root: &Path) {
         Err(e) => fail(&format!("EVALFILE {}: cannot read it: {e}", path.display())),
     };
     match format::check(&bytes) {
-        Ok(hidden) => {
+        Ok(shape) => {
             // Shown by `cargo build -vv`: which net a build has.
             eprintln!(
-                "embedding {} ({} bytes, hidden {hidden})",
+                "embedding {} ({} bytes, hidden {}, output buckets {})",
                 path.display(),
-                bytes.len()
+                bytes.len(),
+                shape.hidden,
+                shape.buckets
             );
         }
         Err(e) => fail(&format!(

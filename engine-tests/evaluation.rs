@@ -290,6 +290,47 @@ fn a_net_set_by_evalfile_searches_and_evaluates() {
     e.close();
 }
 
+/// A net of 8 output buckets (a version-2 file) loads by `EvalFile`,
+/// searches, and `eval` names the bucket of the position: the Italian
+/// game's 32 pieces take the last.
+#[test]
+fn a_net_with_output_buckets_searches_and_evaluates() {
+    let scratch = Scratch::new("evalfile-buckets");
+    let net = scratch.file("bucketed.nnue");
+    let bytes = qilin::nnue::Network::random_bucketed(5, 64, 8).to_bytes();
+    std::fs::write(&net, &bytes).expect("write the net");
+    let mut e = Engine::start();
+    let lines = e.ask(&format!("setoption name EvalFile value {net}"));
+    assert_eq!(
+        lines,
+        [format!(
+            "info string evaluation: net {net} (64 hidden, 8 output buckets)"
+        )]
+    );
+    e.send("position fen 4k3/1P6/8/3pP3/8/8/8/4K3 w - d6 0 2");
+    let legal = e.legal_moves();
+    let lines = e.go("depth 6");
+    let best = lines
+        .last()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .expect("bestmove");
+    assert!(legal.contains(best), "{best} not in {legal:?}");
+    e.send(&format!("position fen {ITALIAN}"));
+    let lines = e.ask("eval");
+    assert!(
+        lines[0].starts_with("net: (768 -> 64) x 2 -> 8"),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains("from bucket 8 of 8"), "{lines:?}");
+    let cli = qilin(&["eval", "--net", &net, ITALIAN]);
+    let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(lines, cli);
+    e.close();
+}
+
 /// A damaged or missing net file is one error line; the engine keeps the
 /// evaluation it had and still plays.
 #[test]
@@ -320,7 +361,7 @@ fn a_damaged_net_file_is_refused_with_one_error() {
         lines,
         [format!(
             "info string error: EvalFile '{short}': net file truncated: 1000 bytes, \
-             the header's hidden size needs {}; keeping the net {good} (64 hidden)",
+             the header's shape needs {}; keeping the net {good} (64 hidden)",
             bytes.len()
         )]
     );

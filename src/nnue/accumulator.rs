@@ -50,10 +50,17 @@ impl Accumulator {
         &self.values[self.values.len() / 2..]
     }
 
-    /// The net's score, centipawns for `turn`, unclamped.
-    pub fn evaluate(&self, net: &Network, turn: Color) -> i32 {
-        net.evaluate(self.white(), self.black(), turn)
+    /// The net's score, centipawns for `turn`, unclamped, of a position
+    /// of `pieces` pieces (what picks the output bucket).
+    pub fn evaluate(&self, net: &Network, turn: Color, pieces: usize) -> i32 {
+        net.evaluate(self.white(), self.black(), turn, pieces)
     }
+}
+
+/// The pieces on the board, kings included: what picks the output bucket.
+#[inline]
+pub fn pieces(pos: &Chess) -> usize {
+    pos.board().occupied().count()
 }
 
 /// `out = input + the rows of what `change` adds − those of what it
@@ -186,9 +193,9 @@ impl AccumulatorStack {
         match self.materialise(net, ply) {
             Some(values) => {
                 let (white, black) = values.split_at(hidden);
-                net.evaluate(white, black, pos.turn())
+                net.evaluate(white, black, pos.turn(), pieces(pos))
             }
-            None => Accumulator::new(net, pos.board()).evaluate(net, pos.turn()),
+            None => Accumulator::new(net, pos.board()).evaluate(net, pos.turn(), pieces(pos)),
         }
     }
 

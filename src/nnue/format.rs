@@ -1,5 +1,5 @@
-//! The net file's format (NNUE-SPEC.md, version 1): its constants, its
-//! checksum and the check of every field the spec fixes. Plain `std`, no
+//! The net file's format (NNUE-SPEC.md, versions 1 and 2): its constants,
+//! its checksum and the check of every field the spec fixes. Plain `std`, no
 //! crate paths: `build.rs` includes this file too (`#[path]`), so a net
 //! given to the build (`EVALFILE`) is checked by the very function that
 //! checks a net loaded at run time, and a wrong one fails the build.
@@ -7,7 +7,10 @@
 use std::fmt;
 
 pub const MAGIC: [u8; 8] = *b"QILINNN1";
-pub const VERSION: u32 = 1;
+/// Version 1: one output. Version 2: `buckets` outputs, chosen by the
+/// number of pieces on the board.
+pub const VERSION_1: u32 = 1;
+pub const VERSION_2: u32 = 2;
 /// Feature inputs: 2 sides × 6 roles × 64 squares.
 pub const INPUTS: usize = 768;
 pub const QA: i32 = 255;
@@ -20,17 +23,67 @@ pub const HIDDEN_STEP: usize = 16;
 /// `clamp(x) * w` in 16 bits, exact only while |w| ≤ 128 (the trainer keeps
 /// |W2| ≤ 127).
 pub const MAX_OUTPUT_WEIGHT: i16 = 127;
-/// Bytes before the weights.
+/// The most output buckets a version-2 net may have.
+pub const MAX_BUCKETS: usize = 8;
+/// Bytes before the weights in version 1; version 2 adds the bucket count.
 pub const HEADER_BYTES: usize = 32;
 
-/// The length of a file of `hidden` neurons.
-pub const fn file_len(hidden: usize) -> usize {
-    HEADER_BYTES + 2 * INPUTS * hidden + 2 * hidden + 4 * hidden + 4 + 8
+/// What a net file holds: its version, hidden neurons and output buckets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub hidden: usize,
+    pub buckets: usize,
 }
 
-/// The longest net file: one of `MAX_HIDDEN` neurons (about 6.3 MB). A
-/// longer file is refused unread.
-pub const MAX_FILE_LEN: usize = file_len(MAX_HIDDEN);
+impl Shape {
+    /// The version a net of this shape is written in: 1 for a single
+    /// output (so that version-1 nets read and write back byte for byte),
+    /// else 2.
+    pub const fn version(self) -> u32 {
+        if self.buckets == 1 {
+            VERSION_1
+        } else {
+            VERSION_2
+        }
+    }
+
+    /// Bytes before the weights.
+    pub const fn header_len(self) -> usize {
+        if self.buckets == 1 {
+            HEADER_BYTES
+        } else {
+            HEADER_BYTES + 4
+        }
+    }
+
+    /// The length of the file.
+    pub const fn file_len(self) -> usize {
+        let (n, b) = (self.hidden, self.buckets);
+        self.header_len() + 2 * INPUTS * n + 2 * n + 2 * 2 * n * b + 4 * b + 8
+    }
+}
+
+/// The output bucket of a position with `pieces` pieces on the board
+/// (kings included) in a net of `buckets` outputs: the pieces from 2 to 32
+/// cut into `buckets` equal ranges of ceil(32 / buckets) counts each, the
+/// last range taking the rest.
+pub const fn bucket(pieces: usize, buckets: usize) -> usize {
+    let per = 32_usize.div_ceil(if buckets == 0 { 1 } else { buckets });
+    let b = pieces.saturating_sub(2) / per;
+    if b + 1 < buckets {
+        b
+    } else {
+        buckets.saturating_sub(1)
+    }
+}
+
+/// The longest net file: `MAX_HIDDEN` neurons and `MAX_BUCKETS` outputs
+/// (about 6.4 MB). A longer file is refused unread.
+pub const MAX_FILE_LEN: usize = Shape {
+    hidden: MAX_HIDDEN,
+    buckets: MAX_BUCKETS,
+}
+.file_len();
 
 /// FNV-1a, 64 bits: the file's checksum.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -62,6 +115,10 @@ pub enum NetError {
         found: u32,
     },
     BadHidden {
+        found: u32,
+    },
+    /// A version-2 net's output bucket count outside 2..=`MAX_BUCKETS`.
+    BadBuckets {
         found: u32,
     },
     BadConstant {
@@ -105,7 +162,7 @@ impl fmt::Display for NetError {
             NetError::BadVersion { found } => {
                 write!(
                     f,
-                    "net version {found} is not supported (expected {VERSION})"
+                    "net version {found} is not supported (expected {VERSION_1} or {VERSION_2})"
                 )
             }
             NetError::BadInputs { found } => {
@@ -115,6 +172,10 @@ impl fmt::Display for NetError {
                 f,
                 "net hidden size {found} is not a multiple of {HIDDEN_STEP} in 16..={MAX_HIDDEN}"
             ),
+            NetError::BadBuckets { found } => write!(
+                f,
+                "net has {found} output buckets (a version-2 net has 2 to {MAX_BUCKETS})"
+            ),
             NetError::BadConstant {
                 name,
                 found,
@@ -122,11 +183,11 @@ impl fmt::Display for NetError {
             } => write!(f, "net constant {name} is {found} (expected {expected})"),
             NetError::BadLength { found, expected } if found < expected => write!(
                 f,
-                "net file truncated: {found} bytes, the header's hidden size needs {expected}"
+                "net file truncated: {found} bytes, the header's shape needs {expected}"
             ),
             NetError::BadLength { found, expected } => write!(
                 f,
-                "net file too long: {found} bytes, the header's hidden size needs {expected}"
+                "net file too long: {found} bytes, the header's shape needs {expected}"
             ),
             NetError::BadChecksum { found, computed } => write!(
                 f,
@@ -142,10 +203,10 @@ impl fmt::Display for NetError {
 
 impl std::error::Error for NetError {}
 
-/// The hidden size of a valid net file, or what is wrong with it: magic,
-/// version, inputs, hidden size, constants, length, checksum and the range
-/// of the output weights, in that order.
-pub fn check(bytes: &[u8]) -> Result<usize, NetError> {
+/// The shape of a valid net file, or what is wrong with it: magic,
+/// version, inputs, hidden size, constants, output buckets, length,
+/// checksum and the range of the output weights, in that order.
+pub fn check(bytes: &[u8]) -> Result<Shape, NetError> {
     let u32_at = |at: usize| {
         let mut b = [0; 4];
         if let Some(s) = bytes.get(at..at + 4) {
@@ -162,7 +223,7 @@ pub fn check(bytes: &[u8]) -> Result<usize, NetError> {
         return Err(NetError::BadMagic { found: magic });
     }
     let version = u32_at(8);
-    if version != VERSION {
+    if version != VERSION_1 && version != VERSION_2 {
         return Err(NetError::BadVersion { found: version });
     }
     let inputs = u32_at(12);
@@ -186,7 +247,17 @@ pub fn check(bytes: &[u8]) -> Result<usize, NetError> {
             });
         }
     }
-    let expected = file_len(hidden);
+    let buckets = if version == VERSION_1 {
+        1
+    } else {
+        let found = u32_at(HEADER_BYTES);
+        if !(2..=MAX_BUCKETS as u32).contains(&found) {
+            return Err(NetError::BadBuckets { found });
+        }
+        found as usize
+    };
+    let shape = Shape { hidden, buckets };
+    let expected = shape.file_len();
     if bytes.len() != expected {
         return Err(NetError::BadLength {
             found: bytes.len(),
@@ -204,8 +275,10 @@ pub fn check(bytes: &[u8]) -> Result<usize, NetError> {
             computed,
         });
     }
-    let w2_at = HEADER_BYTES + 2 * INPUTS * hidden + 2 * hidden;
-    let w2 = bytes.get(w2_at..w2_at + 4 * hidden).unwrap_or_default();
+    let w2_at = shape.header_len() + 2 * INPUTS * hidden + 2 * hidden;
+    let w2 = bytes
+        .get(w2_at..w2_at + 4 * hidden * buckets)
+        .unwrap_or_default();
     if let Some((index, value)) = w2
         .as_chunks::<2>()
         .0
@@ -216,5 +289,5 @@ pub fn check(bytes: &[u8]) -> Result<usize, NetError> {
     {
         return Err(NetError::OutputWeightRange { index, value });
     }
-    Ok(hidden)
+    Ok(shape)
 }

@@ -1,5 +1,5 @@
-//! NNUE evaluation: a (768→N)×2→1 net with SCReLU, its file format and
-//! integer arithmetic fixed by NNUE-SPEC.md (version 1), shared with the
+//! NNUE evaluation: a (768→N)×2→B net with SCReLU, its file format and
+//! integer arithmetic fixed by NNUE-SPEC.md (versions 1 and 2), shared with the
 //! trainer. `Network` holds a net; `Accumulator` and `AccumulatorStack` hold
 //! its first layer for a position and along a search path; `simd` has the
 //! hot loops. The search evaluates with the net compiled in (`EMBEDDED`)
@@ -59,7 +59,7 @@ pub fn evaluate_with(pos: &Chess, net_score: impl FnOnce() -> i32) -> i32 {
 #[cfg(test)]
 pub fn evaluate(net: &Network, pos: &Chess) -> i32 {
     evaluate_with(pos, || {
-        Accumulator::new(net, pos.board()).evaluate(net, pos.turn())
+        Accumulator::new(net, pos.board()).evaluate(net, pos.turn(), accumulator::pieces(pos))
     })
 }
 
@@ -70,17 +70,26 @@ pub fn describe(net: &Network, pos: &Chess) -> Vec<String> {
         Color::White => (acc.white(), acc.black()),
         Color::Black => (acc.black(), acc.white()),
     };
-    let raw = net.output(us, them);
-    let cp = acc.evaluate(net, pos.turn());
+    let pieces = accumulator::pieces(pos);
+    let raw = net.output(us, them, pieces);
+    let cp = acc.evaluate(net, pos.turn(), pieces);
     let white = |s: i32| if pos.turn() == Color::White { s } else { -s };
     let mut lines = vec![
         format!(
-            "net: ({} -> {}) x 2 -> 1, SCReLU; {} features a side",
+            "net: ({} -> {}) x 2 -> {}, SCReLU; {pieces} features a side",
             network::INPUTS,
             net.hidden(),
-            pos.board().occupied().count()
+            net.buckets(),
         ),
-        format!("net output: {raw} (scaled: {cp} cp for the side to move)"),
+        if net.buckets() > 1 {
+            format!(
+                "net output: {raw} from bucket {} of {} (scaled: {cp} cp for the side to move)",
+                network::bucket(pieces, net.buckets()) + 1,
+                net.buckets()
+            )
+        } else {
+            format!("net output: {raw} (scaled: {cp} cp for the side to move)")
+        },
     ];
     match crate::endgames::known_endgame(pos) {
         Some(s) => lines.push(format!(

@@ -1,6 +1,6 @@
-//! The net: its weights as the file stores them (NNUE-SPEC.md, version 1),
-//! the checked reading and the writing of that file, and the integer forward
-//! pass from a pair of accumulators.
+//! The net: its weights as the file stores them (NNUE-SPEC.md, versions 1
+//! and 2), the checked reading and the writing of that file, and the
+//! integer forward pass from a pair of accumulators.
 
 use super::simd;
 use crate::rng::SplitMix64;
@@ -8,25 +8,30 @@ use shakmaty::Color;
 use std::fmt;
 
 pub use super::format::{
-    HEADER_BYTES, HIDDEN_STEP, INPUTS, MAGIC, MAX_FILE_LEN, MAX_HIDDEN, MAX_OUTPUT_WEIGHT,
-    NetError, QA, QB, SCALE, VERSION, file_len, fnv1a64,
+    HEADER_BYTES, HIDDEN_STEP, INPUTS, MAGIC, MAX_BUCKETS, MAX_FILE_LEN, MAX_HIDDEN,
+    MAX_OUTPUT_WEIGHT, NetError, QA, QB, SCALE, Shape, VERSION_1, VERSION_2, bucket, fnv1a64,
 };
 
-/// A (768→N)×2→1 net with quantised weights, exactly as the file holds them.
+/// A (768→N)×2→B net with quantised weights, exactly as the file holds
+/// them: one of its B outputs scores a position, chosen by the number of
+/// pieces on the board (B = 1: a single output).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
     hidden: usize,
+    buckets: usize,
     /// Feature-major: the row of feature `f` is `w1[f*hidden..(f+1)*hidden]`.
     w1: Box<[i16]>,
     b1: Box<[i16]>,
-    /// The side to move's half, then the other side's.
+    /// Per output bucket, `2 * hidden` weights: the side to move's half,
+    /// then the other side's.
     w2: Box<[i16]>,
-    b2: i32,
+    /// Per output bucket.
+    b2: Box<[i32]>,
 }
 
 impl fmt::Debug for Network {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Network({INPUTS}x{}x2 -> 1)", self.hidden)
+        write!(f, "Network({INPUTS}x{}x2 -> {})", self.hidden, self.buckets)
     }
 }
 
@@ -53,17 +58,19 @@ impl Reader<'_> {
 impl Network {
     /// Reads a net file, checking every field the spec fixes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
-        let hidden = super::format::check(bytes)?;
+        let shape = super::format::check(bytes)?;
+        let (hidden, buckets) = (shape.hidden, shape.buckets);
         let mut r = Reader {
             bytes,
-            at: HEADER_BYTES,
+            at: shape.header_len(),
         };
         let w1 = r.i16s(INPUTS * hidden);
         let b1 = r.i16s(hidden);
-        let w2 = r.i16s(2 * hidden);
-        let b2 = i32::from_le_bytes(r.take());
+        let w2 = r.i16s(2 * hidden * buckets);
+        let b2 = (0..buckets).map(|_| i32::from_le_bytes(r.take())).collect();
         Ok(Network {
             hidden,
+            buckets,
             w1,
             b1,
             w2,
@@ -86,10 +93,11 @@ impl Network {
 
     /// The file's bytes: `from_bytes(&net.to_bytes()) == Ok(net)`.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(file_len(self.hidden));
+        let shape = self.shape();
+        let mut out = Vec::with_capacity(shape.file_len());
         out.extend_from_slice(&MAGIC);
         for v in [
-            VERSION,
+            shape.version(),
             INPUTS as u32,
             self.hidden as u32,
             QA as u32,
@@ -98,39 +106,48 @@ impl Network {
         ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
+        if shape.version() == VERSION_2 {
+            out.extend_from_slice(&(self.buckets as u32).to_le_bytes());
+        }
         for w in self.w1.iter().chain(&self.b1[..]).chain(&self.w2[..]) {
             out.extend_from_slice(&w.to_le_bytes());
         }
-        out.extend_from_slice(&self.b2.to_le_bytes());
+        for b in &self.b2[..] {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
         let sum = fnv1a64(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
     }
 
-    /// A net from its parts; `None` unless the sizes fit `hidden` (a valid
-    /// hidden size) and every W2 is within ±`MAX_OUTPUT_WEIGHT`.
+    /// A net from its parts, its output buckets counted by `b2`; `None`
+    /// unless the sizes fit `hidden` (a valid hidden size) and 1 to
+    /// `MAX_BUCKETS` buckets, and every W2 is within ±`MAX_OUTPUT_WEIGHT`.
     pub fn from_parts(
         hidden: usize,
         w1: Vec<i16>,
         b1: Vec<i16>,
         w2: Vec<i16>,
-        b2: i32,
+        b2: Vec<i32>,
     ) -> Option<Network> {
+        let buckets = b2.len();
         let sizes_ok = hidden > 0
             && hidden <= MAX_HIDDEN
             && hidden.is_multiple_of(HIDDEN_STEP)
+            && (1..=MAX_BUCKETS).contains(&buckets)
             && w1.len() == INPUTS * hidden
             && b1.len() == hidden
-            && w2.len() == 2 * hidden;
+            && w2.len() == 2 * hidden * buckets;
         let range_ok = w2
             .iter()
             .all(|w| w.unsigned_abs() <= MAX_OUTPUT_WEIGHT as u16);
         (sizes_ok && range_ok).then(|| Network {
             hidden,
+            buckets,
             w1: w1.into(),
             b1: b1.into(),
             w2: w2.into(),
-            b2,
+            b2: b2.into(),
         })
     }
 
@@ -142,6 +159,13 @@ impl Network {
     /// with it behave like searches (a net with unrelated halves swings by
     /// hundreds of centipawns from ply to ply, and no pruning works).
     pub fn random(seed: u64, hidden: usize) -> Network {
+        Network::random_bucketed(seed, hidden, 1)
+    }
+
+    /// `random` with `buckets` output buckets (clamped to 1..=`MAX_BUCKETS`),
+    /// each with its own output weights; bucket 0's are `random`'s.
+    pub fn random_bucketed(seed: u64, hidden: usize, buckets: usize) -> Network {
+        let buckets = buckets.clamp(1, MAX_BUCKETS);
         let hidden = hidden
             .clamp(HIDDEN_STEP, MAX_HIDDEN)
             .next_multiple_of(HIDDEN_STEP);
@@ -150,19 +174,36 @@ impl Network {
             |lo: i32, hi: i32| (lo + (rng.next_u64() % (hi - lo + 1) as u64) as i32) as i16;
         let w1 = (0..INPUTS * hidden).map(|_| uniform(-24, 24)).collect();
         let b1 = (0..hidden).map(|_| uniform(-16, 96)).collect();
-        let us: Vec<i16> = (0..hidden).map(|_| uniform(-12, 12)).collect();
-        let w2 = us.iter().copied().chain(us.iter().map(|w| -w)).collect();
+        let mut w2 = Vec::with_capacity(2 * hidden * buckets);
+        for _ in 0..buckets {
+            let us: Vec<i16> = (0..hidden).map(|_| uniform(-12, 12)).collect();
+            w2.extend(us.iter().copied().chain(us.iter().map(|w| -w)));
+        }
         Network {
             hidden,
+            buckets,
             w1,
             b1,
-            w2,
-            b2: 0,
+            w2: w2.into(),
+            b2: vec![0; buckets].into(),
         }
     }
 
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    /// Output buckets.
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// The file's shape.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            hidden: self.hidden,
+            buckets: self.buckets,
+        }
     }
 
     pub fn bias(&self) -> &[i16] {
@@ -176,19 +217,22 @@ impl Network {
     }
 
     /// The output of the net in its integer units (before `SCALE`), from
-    /// the side to move's accumulator and the other side's.
-    pub fn output(&self, us: &[i16], them: &[i16]) -> i64 {
+    /// the side to move's accumulator and the other side's, for a position
+    /// of `pieces` pieces (kings included).
+    pub fn output(&self, us: &[i16], them: &[i16], pieces: usize) -> i64 {
         let n = self.hidden;
-        let sum =
-            simd::screlu_dot(us, &self.w2[..n]).wrapping_add(simd::screlu_dot(them, &self.w2[n..]));
-        i64::from(sum) / i64::from(QA) + i64::from(self.b2)
+        let b = bucket(pieces, self.buckets);
+        let w2 = &self.w2[2 * n * b..2 * n * (b + 1)];
+        let sum = simd::screlu_dot(us, &w2[..n]).wrapping_add(simd::screlu_dot(them, &w2[n..]));
+        i64::from(sum) / i64::from(QA) + i64::from(self.b2[b])
     }
 
-    /// Centipawns from the side to move's view, unclamped.
-    pub fn evaluate(&self, white: &[i16], black: &[i16], turn: Color) -> i32 {
+    /// Centipawns from the side to move's view, unclamped, for a position
+    /// of `pieces` pieces.
+    pub fn evaluate(&self, white: &[i16], black: &[i16], turn: Color, pieces: usize) -> i32 {
         let out = match turn {
-            Color::White => self.output(white, black),
-            Color::Black => self.output(black, white),
+            Color::White => self.output(white, black, pieces),
+            Color::Black => self.output(black, white, pieces),
         };
         (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
@@ -198,6 +242,11 @@ impl Network {
 mod tests {
     use super::*;
     use crate::nnue::Accumulator;
+
+    /// The length of a version-1 file of `hidden` neurons.
+    fn file_len(hidden: usize) -> usize {
+        Shape { hidden, buckets: 1 }.file_len()
+    }
     use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
 
     #[test]
@@ -265,8 +314,8 @@ mod tests {
             },
         );
         check(
-            &edited(&bytes, |b| set_u32(b, 8, 2)),
-            NetError::BadVersion { found: 2 },
+            &edited(&bytes, |b| set_u32(b, 8, 3)),
+            NetError::BadVersion { found: 3 },
         );
         check(
             &edited(&bytes, |b| set_u32(b, 12, 769)),
@@ -376,7 +425,8 @@ mod tests {
         w2[n] = 5;
         w2[n + 1] = 7;
         w2[n + 2] = -1;
-        let net = Network::from_parts(n, w1.clone(), b1.clone(), w2.clone(), 1000).expect("net");
+        let net =
+            Network::from_parts(n, w1.clone(), b1.clone(), w2.clone(), vec![1000]).expect("net");
         let pos = |fen: &str| -> Chess {
             fen.parse::<Fen>()
                 .expect("fen")
@@ -393,29 +443,29 @@ mod tests {
         // White to move: 140²·3 − 195²·2 + 255²·1 + 140²·5 + 0·7 − 255²·1
         // = 80,750; out = 80,750 / 255 + 1000 = 316 + 1000 = 1316;
         // 1316 · 400 / 16,320 = 32.25 → 32.
-        assert_eq!(net.output(acc.white(), acc.black()), 1316);
-        assert_eq!(acc.evaluate(&net, Color::White), 32);
+        assert_eq!(net.output(acc.white(), acc.black(), 3), 1316);
+        assert_eq!(acc.evaluate(&net, Color::White, 3), 32);
         // Black to move: 140²·3 + 0 + 255² + 140²·5 + 195²·7 − 255² = 422,975;
         // 422,975 / 255 = 1658; 2658 · 400 / 16,320 = 65.1 → 65.
         let black = pos("4k3/8/8/8/8/8/4P3/4K3 b - - 0 1");
         assert_eq!(
-            crate::nnue::Accumulator::new(&net, black.board()).evaluate(&net, Color::Black),
+            crate::nnue::Accumulator::new(&net, black.board()).evaluate(&net, Color::Black, 3),
             65
         );
         // Truncation toward zero: with W2[n+1] = −7 the sum is −109,375,
         // / 255 = −428 (not −429); 572 · 400 / 16,320 = 14.02 → 14.
         let mut w2_neg = w2.clone();
         w2_neg[n + 1] = -7;
-        let neg = Network::from_parts(n, w1.clone(), b1.clone(), w2_neg, 1000).expect("net");
+        let neg = Network::from_parts(n, w1.clone(), b1.clone(), w2_neg, vec![1000]).expect("net");
         assert_eq!(
-            Accumulator::new(&neg, black.board()).evaluate(&neg, Color::Black),
+            Accumulator::new(&neg, black.board()).evaluate(&neg, Color::Black, 3),
             14
         );
         // And in the last step: B2 = −100,000 gives out = −99,684;
         // −99,684 · 400 / 16,320 = −2443.2 → −2443 (not −2444).
-        let low = Network::from_parts(n, w1, b1, w2, -100_000).expect("net");
+        let low = Network::from_parts(n, w1, b1, w2, vec![-100_000]).expect("net");
         assert_eq!(
-            Accumulator::new(&low, white.board()).evaluate(&low, Color::White),
+            Accumulator::new(&low, white.board()).evaluate(&low, Color::White, 3),
             -2443
         );
         // The file of the tiny net reads back as the same net.
@@ -423,16 +473,119 @@ mod tests {
     }
 
     #[test]
+    fn output_buckets_follow_the_piece_count() {
+        // 8 buckets of 4 piece counts each: 2-5, 6-9, ..., 26-29, 30-32.
+        let eight: Vec<usize> = (2..=32).map(|p| bucket(p, 8)).collect();
+        let mut expected = Vec::new();
+        for b in 0..8 {
+            expected.extend(std::iter::repeat_n(b, if b < 7 { 4 } else { 3 }));
+        }
+        assert_eq!(eight, expected);
+        // 3 buckets of 11: 2-12, 13-23, 24-32; one bucket: always 0.
+        assert_eq!(
+            [2, 12, 13, 23, 24, 32].map(|p| bucket(p, 3)),
+            [0, 0, 1, 1, 2, 2]
+        );
+        assert!((2..=32).all(|p| bucket(p, 1) == 0));
+        // No bucket past the last, whatever the count.
+        assert_eq!(bucket(0, 8), 0);
+        assert_eq!(bucket(64, 8), 7);
+
+        // A net whose only non-zero weights are the biases of its 8
+        // outputs, 4080·(b + 1): bucket b scores 4080·(b + 1)·400 / 16,320
+        // = 100·(b + 1) cp.
+        let n = 16;
+        let b2 = (1..=8).map(|b| 4080 * b).collect();
+        let net = Network::from_parts(n, vec![0; INPUTS * n], vec![0; n], vec![0; 2 * n * 8], b2)
+            .expect("net");
+        for (fen, cp) in [
+            // 32 pieces: the last bucket.
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                800,
+            ),
+            // 5 pieces: the first; 6: the second; 17: the fourth.
+            ("4k3/8/8/8/8/8/PPP5/4K3 w - - 0 1", 100),
+            ("4k3/8/8/8/8/8/PPPP4/4K3 b - - 0 1", 200),
+            ("rnbqkbnr/pppppppp/8/8/8/8/8/4K3 w kq - 0 1", 400),
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .expect("fen")
+                .into_position(CastlingMode::Standard)
+                .expect("legal");
+            let acc = Accumulator::new(&net, pos.board());
+            let pieces = crate::nnue::accumulator::pieces(&pos);
+            assert_eq!(acc.evaluate(&net, pos.turn(), pieces), cp, "{fen}");
+        }
+    }
+
+    #[test]
+    fn a_bucketed_net_is_a_version_2_file() {
+        let (n, buckets) = (32, 3);
+        let net = Network::random_bucketed(9, n, buckets);
+        assert_eq!(net.buckets(), 3);
+        let bytes = net.to_bytes();
+        assert_eq!(
+            bytes.len(),
+            36 + 2 * 768 * n + 2 * n + 2 * 2 * n * buckets + 4 * buckets + 8
+        );
+        assert_eq!(bytes[8..12], 2u32.to_le_bytes());
+        assert_eq!(bytes[32..36], 3u32.to_le_bytes());
+        // Bucket 1's first output weight follows bucket 0's 2N.
+        let w2 = 36 + 2 * 768 * n + 2 * n;
+        let at = w2 + 2 * 2 * n;
+        assert_eq!(
+            i16::from_le_bytes([bytes[at], bytes[at + 1]]),
+            net.w2[2 * n]
+        );
+        assert_eq!(Network::from_bytes(&bytes), Ok(net.clone()));
+        // The buckets' output weights differ, and bucket 0's are those of
+        // the single-output net of the same seed.
+        assert_ne!(net.w2[..2 * n], net.w2[2 * n..4 * n]);
+        assert_eq!(net.w2[..2 * n], Network::random(9, n).w2[..]);
+        // A bucket count outside 2..=8 in a version-2 file.
+        for found in [0u32, 1, 9] {
+            let mut edited = bytes.clone();
+            edited[32..36].copy_from_slice(&found.to_le_bytes());
+            assert_eq!(
+                Network::from_bytes(&edited),
+                Err(NetError::BadBuckets { found })
+            );
+        }
+        // A version-1 header on a bucketed file: the length tells.
+        let mut v1 = bytes.clone();
+        v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+        assert_eq!(
+            Network::from_bytes(&v1),
+            Err(NetError::BadLength {
+                found: bytes.len(),
+                expected: file_len(n)
+            })
+        );
+    }
+
+    #[test]
     fn from_parts_checks_sizes_and_the_output_range() {
         let n = 16;
-        let ok =
-            |w2: i16| Network::from_parts(n, vec![0; INPUTS * n], vec![0; n], vec![w2; 2 * n], 0);
+        let ok = |w2: i16| {
+            Network::from_parts(n, vec![0; INPUTS * n], vec![0; n], vec![w2; 2 * n], vec![0])
+        };
         assert!(ok(127).is_some());
         assert!(ok(-127).is_some());
         assert!(ok(128).is_none());
-        assert!(Network::from_parts(n, vec![0; 5], vec![0; n], vec![0; 2 * n], 0).is_none());
+        assert!(Network::from_parts(n, vec![0; 5], vec![0; n], vec![0; 2 * n], vec![0]).is_none());
         assert!(
-            Network::from_parts(20, vec![0; INPUTS * 20], vec![0; 20], vec![0; 40], 0).is_none()
+            Network::from_parts(20, vec![0; INPUTS * 20], vec![0; 20], vec![0; 40], vec![0])
+                .is_none()
         );
+        // Buckets: the output weights must be 2N per bucket, 1 to 8 buckets.
+        let parts = |w2: usize, b2: usize| {
+            Network::from_parts(n, vec![0; INPUTS * n], vec![0; n], vec![0; w2], vec![0; b2])
+        };
+        assert_eq!(parts(2 * n * 8, 8).map(|net| net.buckets()), Some(8));
+        assert!(parts(2 * n * 8, 7).is_none());
+        assert!(parts(2 * n * 9, 9).is_none());
+        assert!(parts(0, 0).is_none());
     }
 }

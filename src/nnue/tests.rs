@@ -204,7 +204,7 @@ fn walk_the_stack(start_index: usize, seed: u64, seen: &mut Seen) {
             let fresh = Accumulator::new(net, pos.board());
             assert_eq!(
                 stack.evaluate(net, ply, pos),
-                fresh.evaluate(net, pos.turn())
+                fresh.evaluate(net, pos.turn(), accumulator::pieces(pos))
             );
             if ply < plies {
                 let values = stack.materialise(net, ply).expect("in room");
@@ -285,7 +285,10 @@ fn mirrored_positions_get_the_same_score() {
             assert_eq!(a.white(), b.black());
             assert_eq!(a.black(), b.white());
             assert_eq!(evaluate(net, &pos), evaluate(net, &twin));
-            assert_eq!(a.evaluate(net, pos.turn()), b.evaluate(net, twin.turn()),);
+            assert_eq!(
+                a.evaluate(net, pos.turn(), accumulator::pieces(&pos)),
+                b.evaluate(net, twin.turn(), accumulator::pieces(&twin)),
+            );
             checked += 1;
             let Some(m) = random_move(&pos, &mut rng) else {
                 break;
@@ -325,7 +328,7 @@ fn net_scores_are_clamped_below_the_mate_range() {
         vec![0; network::INPUTS * n],
         vec![0; n],
         vec![0; 2 * n],
-        i32::MAX,
+        vec![i32::MAX],
     )
     .expect("net");
     let pos = Chess::default();
@@ -349,26 +352,33 @@ fn the_embedded_net_parses() {
 /// or shape, naming what is wrong: what a build given such a net prints.
 #[test]
 fn the_build_time_check_is_the_load_time_check() {
-    assert_eq!(format::check(EMBEDDED), Ok(embedded().hidden()));
+    assert_eq!(format::check(EMBEDDED), Ok(embedded().shape()));
     let mut other_version = EMBEDDED.to_vec();
-    other_version[8] = 2;
-    let err = format::check(&other_version).expect_err("version 2");
-    assert_eq!(err, NetError::BadVersion { found: 2 });
+    other_version[8] = 3;
+    let err = format::check(&other_version).expect_err("version 3");
+    assert_eq!(err, NetError::BadVersion { found: 3 });
     assert_eq!(
         err.to_string(),
-        "net version 2 is not supported (expected 1)"
+        "net version 3 is not supported (expected 1 or 2)"
     );
     // A net of hidden size 64 whose file has the length of another size.
     let mut wrong_shape = Network::random(5, 64).to_bytes();
-    wrong_shape.truncate(format::file_len(32));
+    let v1 = |hidden| format::Shape { hidden, buckets: 1 }.file_len();
+    wrong_shape.truncate(v1(32));
     assert_eq!(
         format::check(&wrong_shape),
         Err(NetError::BadLength {
-            found: format::file_len(32),
-            expected: format::file_len(64)
+            found: v1(32),
+            expected: v1(64)
         })
     );
-    assert_eq!(format::check(&Network::random(5, 64).to_bytes()), Ok(64));
+    assert_eq!(
+        format::check(&Network::random(5, 64).to_bytes()),
+        Ok(format::Shape {
+            hidden: 64,
+            buckets: 1
+        })
+    );
     assert!(matches!(
         format::check(b"not a net"),
         Err(NetError::TooShort { len: 9 })

@@ -1,4 +1,4 @@
-//! `qilin train`: fits a (768→N)×2→1 SCReLU network (NNUE-SPEC version 1)
+//! `qilin train`: fits a (768→N)×2→B SCReLU network (NNUE-SPEC versions 1 and 2)
 //! to self-play positions and writes it quantised.
 //!
 //! The prediction is sigmoid(eval_cp / K); the target mixes the game result
@@ -123,6 +123,20 @@ pub struct Hyper {
     /// the data; the net has no castling inputs, so the image is worth the same)
     #[arg(long)]
     pub mirror: bool,
+    /// Output buckets, chosen by the number of pieces on the board (1 to 8;
+    /// 1 writes a version-1 net)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=crate::nnue::format::MAX_BUCKETS as i64))]
+    pub output_buckets: u32,
+}
+
+impl Hyper {
+    /// The net's shape.
+    pub fn layout(&self) -> Layout {
+        Layout {
+            hidden: self.hidden,
+            buckets: self.output_buckets as usize,
+        }
+    }
 }
 
 fn hidden_size(text: &str) -> Result<usize, String> {
@@ -153,8 +167,14 @@ impl Config {
     /// What a checkpoint must have been made with to be resumed (not the
     /// threads: they do not change the result).
     fn fingerprint(&self, positions: usize) -> String {
+        // A single output adds nothing, so checkpoints made before output
+        // buckets still resume.
+        let buckets = match self.hyper.output_buckets {
+            1 => String::new(),
+            b => format!(" buckets={b}"),
+        };
         format!(
-            "hidden={} epochs={} batch={} lr={} final-lr={} lambda={} k={} validation={} seed={} mirror={} positions={positions}",
+            "hidden={}{buckets} epochs={} batch={} lr={} final-lr={} lambda={} k={} validation={} seed={} mirror={} positions={positions}",
             self.hyper.hidden,
             self.hyper.epochs,
             self.hyper.batch,
@@ -283,7 +303,7 @@ pub struct State {
 impl State {
     fn fresh(config: &Config) -> State {
         let mut rng = SplitMix64::new(config.hyper.seed);
-        let net = Net::random(config.hyper.hidden, &mut rng);
+        let net = Net::random(config.hyper.layout(), &mut rng);
         let len = net.params.len();
         State {
             net,
@@ -354,7 +374,7 @@ pub fn train(
     let fingerprint = config.fingerprint(samples.len());
     let checkpoint = dir.join(CHECKPOINT_FILE);
     let mut state = if checkpoint.exists() {
-        let state = read_checkpoint(&checkpoint, &fingerprint)?;
+        let state = read_checkpoint(&checkpoint, &fingerprint, config.hyper.layout().buckets)?;
         note(&format!(
             "resuming {} after epoch {}",
             checkpoint.display(),
@@ -538,8 +558,11 @@ fn validate(net: &Net, samples: &Samples, set: &[u32], config: &Config) -> (f64,
                 let float = f64::from(net.eval_cp(s.us, s.them, &mut scratch));
                 let p = 1.0 / (1.0 + (-float / config.k).exp());
                 loss += (p - f64::from(target(config, s.score, s.result))).powi(2);
-                let engine = Accumulator::from_features(&quantised, s.us, s.them)
-                    .evaluate(&quantised, Color::White);
+                let engine = Accumulator::from_features(&quantised, s.us, s.them).evaluate(
+                    &quantised,
+                    Color::White,
+                    s.us.len(),
+                );
                 diff += (f64::from(engine) - float).abs();
             }
             (loss, diff)
@@ -646,12 +669,14 @@ impl<'a> Fields<'a> {
     }
 }
 
-fn read_checkpoint(path: &Path, fingerprint: &str) -> Result<State, String> {
+fn read_checkpoint(path: &Path, fingerprint: &str, buckets: usize) -> Result<State, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    decode_checkpoint(&bytes, fingerprint).map_err(|e| format!("{}: {e}", path.display()))
+    decode_checkpoint(&bytes, fingerprint, buckets).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn decode_checkpoint(bytes: &[u8], fingerprint: &str) -> Result<State, String> {
+/// A checkpoint's state; `buckets` comes from the run (the fingerprint,
+/// which must match, names it), the hidden size from the file.
+fn decode_checkpoint(bytes: &[u8], fingerprint: &str, buckets: usize) -> Result<State, String> {
     let (body, sum) = bytes
         .split_last_chunk::<8>()
         .ok_or("not a checkpoint: too short")?;
@@ -678,6 +703,7 @@ fn decode_checkpoint(bytes: &[u8], fingerprint: &str) -> Result<State, String> {
     }
     let layout = Layout {
         hidden: f.u32()? as usize,
+        buckets,
     };
     let epoch = f.u32()?;
     let step = f.u64()?;
@@ -748,6 +774,7 @@ mod tests {
                 validation: 0.1,
                 seed: 5,
                 mirror: false,
+                output_buckets: 1,
             },
             k: 200.0,
             progress: false,
@@ -896,6 +923,38 @@ mod tests {
             .err()
             .unwrap_or_default();
         assert!(err.contains("wrong checksum"), "{err}");
+        for dir in [whole, halves] {
+            std::fs::remove_dir_all(dir).expect("clean up");
+        }
+    }
+
+    /// Output buckets: the run resumes like any other, writes a version-2
+    /// net that the engine reads with its buckets, and a checkpoint of
+    /// another bucket count is refused.
+    #[test]
+    fn a_bucketed_run_writes_a_version_2_net_and_resumes() {
+        let samples = synthetic(1000, 13);
+        let bucketed = config_with(|h| h.output_buckets = 4);
+        let (whole, halves) = (scratch_dir("b-whole"), scratch_dir("b-halves"));
+        let uninterrupted = trained(&bucketed, &samples, &whole, 2);
+        train(&bucketed, &samples, &halves, Some(1), &|_| {}).expect("epoch 1");
+        assert_eq!(trained(&bucketed, &samples, &halves, 2), uninterrupted);
+        let bytes = std::fs::read(whole.join(NET_FILE)).expect("net");
+        assert_eq!(bytes[8..12], 2u32.to_le_bytes());
+        let net = crate::nnue::Network::from_bytes(&bytes).expect("a version-2 net");
+        assert_eq!((net.hidden(), net.buckets()), (16, 4));
+        // The synthetic positions have 2 to 11 pieces: buckets 0 (2-9) and
+        // 1 (10-11) learned, 2 and 3 kept their initial weights.
+        let l = uninterrupted.net.layout;
+        let fresh = State::fresh(&bucketed).net;
+        let w2 = |net: &Net, b: usize| net.params[l.w2() + 32 * b..l.w2() + 32 * (b + 1)].to_vec();
+        assert_ne!(w2(&uninterrupted.net, 0), w2(&fresh, 0));
+        assert_ne!(w2(&uninterrupted.net, 1), w2(&fresh, 1));
+        assert_eq!(w2(&uninterrupted.net, 3), w2(&fresh, 3));
+        let err = train(&config(), &samples, &halves, None, &|_| {})
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("made by another run"), "{err}");
         for dir in [whole, halves] {
             std::fs::remove_dir_all(dir).expect("clean up");
         }

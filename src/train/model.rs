@@ -1,4 +1,5 @@
-//! The network of NNUE-SPEC version 1, (768→N)×2→1 with SCReLU: the float
+//! The network of NNUE-SPEC, (768→N)×2→B with SCReLU and B output buckets
+//! chosen by the number of pieces (B = 1: version 1): the float
 //! model the trainer fits (forward, gradient, Adam, clipping) and its
 //! quantised form with the engine's integer forward pass.
 //!
@@ -19,11 +20,13 @@ pub const SCALE: i32 = 400;
 pub const CLIP: f32 = 1.98;
 
 /// Where each tensor sits in the flat parameter vector of a net with
-/// `hidden` neurons per perspective: w1 (feature-major, w1[f][j] at
-/// f·N + j), b1, w2 (side to move's N, then the other side's N), b2.
+/// `hidden` neurons per perspective and `buckets` outputs: w1
+/// (feature-major, w1[f][j] at f·N + j), b1, w2 (per bucket, the side to
+/// move's N, then the other side's N), b2 (one per bucket).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub hidden: usize,
+    pub buckets: usize,
 }
 
 impl Layout {
@@ -34,11 +37,16 @@ impl Layout {
         self.b1() + self.hidden
     }
     pub fn b2(self) -> usize {
-        self.w2() + 2 * self.hidden
+        self.w2() + 2 * self.hidden * self.buckets
     }
     /// Parameters in all.
     pub fn size(self) -> usize {
-        self.b2() + 1
+        self.b2() + self.buckets
+    }
+    /// The output bucket of a position whose side to move has the features
+    /// `us` (one per piece on the board): the engine's own choice.
+    pub fn bucket(self, us: &[u16]) -> usize {
+        crate::nnue::format::bucket(us.len(), self.buckets)
     }
 }
 
@@ -96,8 +104,8 @@ impl Net {
     /// A fresh net: w1 uniform in ±0.1 (about 30 active features, so the
     /// accumulators start mostly inside SCReLU's bend), b1 = 0.1 (half-open
     /// neurons), w2 uniform in ±1/√(2N), b2 = 0.
-    pub fn random(hidden: usize, rng: &mut crate::rng::SplitMix64) -> Net {
-        let layout = Layout { hidden };
+    pub fn random(layout: Layout, rng: &mut crate::rng::SplitMix64) -> Net {
+        let hidden = layout.hidden;
         let mut params = vec![0.0f32; layout.size()];
         let out_bound = 1.0 / ((2 * hidden) as f32).sqrt();
         for (i, p) in params.iter_mut().enumerate() {
@@ -114,23 +122,26 @@ impl Net {
         Net { layout, params }
     }
 
-    fn parts(&self) -> (&[f32], &[f32], &[f32], f32) {
+    /// w1, b1, then w2 and b2 of every bucket.
+    fn parts(&self) -> (&[f32], &[f32], &[f32], &[f32]) {
         let l = self.layout;
         (
             &self.params[..l.b1()],
             &self.params[l.b1()..l.w2()],
             &self.params[l.w2()..l.b2()],
-            self.params[l.b2()],
+            &self.params[l.b2()..],
         )
     }
 
     /// The float output o (eval_cp / SCALE), side to move's view.
     pub fn output(&self, us: &[u16], them: &[u16], scratch: &mut Scratch) -> f32 {
         let n = self.layout.hidden;
+        let b = self.layout.bucket(us);
         let (w1, b1, w2, b2) = self.parts();
+        let w2 = &w2[2 * n * b..2 * n * (b + 1)];
         accumulate(&mut scratch.us, w1, b1, us);
         accumulate(&mut scratch.them, w1, b1, them);
-        screlu_dot(&scratch.us, &w2[..n]) + screlu_dot(&scratch.them, &w2[n..]) + b2
+        screlu_dot(&scratch.us, &w2[..n]) + screlu_dot(&scratch.them, &w2[n..]) + b2[b]
     }
 
     /// The float evaluation in centipawns, side to move's view.
@@ -157,11 +168,14 @@ impl Net {
         let p = sigmoid(o * slope);
         let err = p - target;
         let d = 2.0 * err * p * (1.0 - p) * slope;
+        let b = l.bucket(us);
         let (_, _, w2, _) = self.parts();
+        let w2 = &w2[2 * n * b..2 * n * (b + 1)];
         let (gw1, rest) = grad.split_at_mut(l.b1());
         let (gb1, rest) = rest.split_at_mut(n);
-        let (gw2, gb2) = rest.split_at_mut(2 * n);
-        gb2[0] += d;
+        let (gw2, gb2) = rest.split_at_mut(2 * n * l.buckets);
+        let gw2 = &mut gw2[2 * n * b..2 * n * (b + 1)];
+        gb2[b] += d;
         let (gw2_us, gw2_them) = gw2.split_at_mut(n);
         // The accumulators become their gradients, in place.
         for (acc, (w, g)) in [
@@ -214,7 +228,10 @@ impl Net {
             b1: b1.iter().map(|&x| q(x, QA, wide)).collect(),
             w2: w2.iter().map(|&x| q(x, QB, 127)).collect(),
             // `as` saturates; b2 is nowhere near i32's range in practice.
-            b2: (b2 * (QA * QB) as f32).round() as i32,
+            b2: b2
+                .iter()
+                .map(|&x| (x * (QA * QB) as f32).round() as i32)
+                .collect(),
         }
     }
 }
@@ -226,9 +243,10 @@ pub struct Quantised {
     /// Feature-major: W1[f][j] at f·N + j.
     pub w1: Vec<i16>,
     pub b1: Vec<i16>,
-    /// Side to move's N, then the other side's N.
+    /// Per output bucket: the side to move's N, then the other side's N.
     pub w2: Vec<i16>,
-    pub b2: i32,
+    /// One per output bucket.
+    pub b2: Vec<i32>,
 }
 
 impl Quantised {
@@ -241,7 +259,7 @@ impl Quantised {
             self.w1.clone(),
             self.b1.clone(),
             self.w2.clone(),
-            self.b2,
+            self.b2.clone(),
         )
     }
 
@@ -251,8 +269,11 @@ impl Quantised {
     pub fn eval_cp(&self, us: &[u16], them: &[u16]) -> Option<i32> {
         let net = self.network()?;
         Some(
-            crate::nnue::Accumulator::from_features(&net, us, them)
-                .evaluate(&net, shakmaty::Color::White),
+            crate::nnue::Accumulator::from_features(&net, us, them).evaluate(
+                &net,
+                shakmaty::Color::White,
+                us.len(),
+            ),
         )
     }
 }
@@ -284,14 +305,33 @@ mod tests {
 
     #[test]
     fn the_gradient_matches_finite_differences() {
+        gradient_matches_finite_differences(1);
+    }
+
+    /// With 3 output buckets the positions below (32, 3 and 4 pieces) use
+    /// buckets 2 and 0: bucket 1's weights get no gradient.
+    #[test]
+    fn the_gradient_of_a_bucketed_net_matches_finite_differences() {
+        gradient_matches_finite_differences(3);
+    }
+
+    fn gradient_matches_finite_differences(buckets: usize) {
         let mut rng = SplitMix64::new(7);
-        let mut net = Net::random(16, &mut rng);
+        let mut net = Net::random(
+            Layout {
+                hidden: 16,
+                buckets,
+            },
+            &mut rng,
+        );
         // Larger output weights than a fresh net's, so every term matters.
         let l = net.layout;
         for p in &mut net.params[l.w2()..l.b2()] {
             *p *= 4.0;
         }
-        net.params[l.b2()] = 0.05;
+        for (b, p) in net.params[l.b2()..].iter_mut().enumerate() {
+            *p = 0.05 - 0.02 * b as f32;
+        }
         let data: Vec<(Vec<u16>, Vec<u16>, f32)> = [
             (
                 "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
@@ -349,6 +389,14 @@ mod tests {
                 .iter()
                 .all(|&g| g == 0.0)
         );
+        if buckets == 3 {
+            // Bucket 1, unused: no gradient; buckets 0 and 2: some.
+            let w2 = |b: usize| &grad[l.w2() + 32 * b..l.w2() + 32 * (b + 1)];
+            assert!(w2(1).iter().all(|&g| g == 0.0));
+            assert_eq!(grad[l.b2() + 1], 0.0);
+            assert!(w2(0).iter().any(|&g| g != 0.0) && w2(2).iter().any(|&g| g != 0.0));
+            assert!(grad[l.b2()] != 0.0 && grad[l.b2() + 2] != 0.0);
+        }
     }
 
     #[test]
@@ -374,7 +422,10 @@ mod tests {
     /// and 764 (their king) for both sides.
     #[test]
     fn the_integer_forward_pass_is_the_spec_formula() {
-        let layout = Layout { hidden: 16 };
+        let layout = Layout {
+            hidden: 16,
+            buckets: 1,
+        };
         let mut net = Net {
             layout,
             params: vec![0.0; layout.size()],
@@ -399,7 +450,7 @@ mod tests {
         net.params[layout.b2()] = 0.01;
         let q = net.quantise();
         assert_eq!(q.w2[16], 127);
-        assert_eq!(q.b2, 163);
+        assert_eq!(q.b2, [163]);
         let p = position("4k3/8/8/8/8/8/8/4K3 w - - 0 1");
         let (us, them) = (features(&p, Color::White), features(&p, Color::Black));
         // us: 231²·48 + 255²·(−32) + 0 = 2,561,328 − 2,080,800 = 480,528;

@@ -1,4 +1,4 @@
-//! The net file of NNUE-SPEC version 1: header, W1, B1, W2, B2, then the
+//! The net file of NNUE-SPEC (versions 1 and 2): header, W1, B1, W2, B2, then the
 //! FNV-1a 64 checksum of every byte before it, all little-endian.
 
 use super::model::Quantised;
@@ -48,7 +48,10 @@ mod tests {
     #[test]
     fn the_file_has_exactly_the_spec_layout() {
         let n = 32;
-        let layout = Layout { hidden: n };
+        let layout = Layout {
+            hidden: n,
+            buckets: 1,
+        };
         let mut net = Net {
             layout,
             params: vec![0.0; layout.size()],

@@ -439,10 +439,14 @@ impl Controller {
 
     /// What the engine evaluates with, for the `EvalFile` reports.
     fn evaluation_name(&self) -> String {
-        let hidden = self.engine.net().hidden();
+        let net = self.engine.net();
+        let shape = match net.buckets() {
+            1 => format!("{} hidden", net.hidden()),
+            b => format!("{} hidden, {b} output buckets", net.hidden()),
+        };
         match self.options.eval_file.as_str() {
-            "" => format!("embedded net ({hidden} hidden)"),
-            path => format!("net {path} ({hidden} hidden)"),
+            "" => format!("embedded net ({shape})"),
+            path => format!("net {path} ({shape})"),
         }
     }
 
