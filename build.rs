@@ -41,11 +41,9 @@ fn embed_net(root: &Path) {
         Ok(shape) => {
             // Shown by `cargo build -vv`: which net a build has.
             eprintln!(
-                "embedding {} ({} bytes, hidden {}, output buckets {})",
+                "embedding {} ({} bytes, {shape})",
                 path.display(),
-                bytes.len(),
-                shape.hidden,
-                shape.buckets
+                bytes.len()
             );
         }
         Err(e) => fail(&format!(

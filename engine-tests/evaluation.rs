@@ -331,6 +331,56 @@ fn a_net_with_output_buckets_searches_and_evaluates() {
     e.close();
 }
 
+/// A net whose kings choose its inputs (version 3: 4 king buckets with
+/// mirroring) loads, names its shape, searches to a legal move and says
+/// which bucket each king reads; `eval` and `qilin eval --net` agree.
+#[test]
+fn a_net_with_king_buckets_searches_and_evaluates() {
+    use qilin::nnue::format::Kings;
+    let scratch = Scratch::new("evalfile-kings");
+    let net = scratch.file("kings.nnue");
+    let kings = Kings::preset(4, true).expect("a preset");
+    let bytes = qilin::nnue::Network::random_shaped(5, 64, 8, kings).to_bytes();
+    std::fs::write(&net, &bytes).expect("write the net");
+    let mut e = Engine::start();
+    let lines = e.ask(&format!("setoption name EvalFile value {net}"));
+    assert_eq!(
+        lines,
+        [format!(
+            "info string evaluation: net {net} (64 hidden, 8 output buckets, 4 king buckets, mirrored)"
+        )]
+    );
+    // King moves across the d/e files and between ranks change the views.
+    e.send("position fen 8/3k4/8/8/8/8/3PK3/8 w - - 0 1");
+    let legal = e.legal_moves();
+    let lines = e.go("depth 8");
+    let best = lines
+        .last()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .expect("bestmove");
+    assert!(legal.contains(best), "{best} not in {legal:?}");
+    // White's king on c1: flipped to f1, bucket 1; Black's on g8 (g1 from
+    // its side): bucket 2.
+    let fen = "6k1/5ppp/8/8/8/8/5PPP/2K5 w - - 0 1";
+    e.send(&format!("position fen {fen}"));
+    let lines = e.ask("eval");
+    assert!(
+        lines[0].starts_with("net: (3072 -> 64) x 2 -> 8"),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines[1],
+        "net inputs: White's king in bucket 1 of 4, the board flipped a-h; Black's king in bucket 2 of 4"
+    );
+    let cli = qilin(&["eval", "--net", &net, fen]);
+    let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(lines, cli);
+    e.close();
+}
+
 /// A damaged or missing net file is one error line; the engine keeps the
 /// evaluation it had and still plays.
 #[test]

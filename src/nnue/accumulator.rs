@@ -3,43 +3,77 @@
 //! a search thread keeps, one per ply, updated lazily: a move only records
 //! itself, and the accumulators are computed when a position is evaluated
 //! (many nodes never are: TT hits, positions in check, cut-offs).
+//!
+//! In a net whose kings choose the inputs (king buckets, mirroring), a king
+//! move that changes its side's view rebuilds that side's accumulator from
+//! a per-thread cache of the last accumulator built in each view
+//! (`RefreshCache`): only the pieces that differ from the cached board are
+//! added or taken away.
 
 use super::features::{self, Change};
+use super::format::View;
 use super::network::Network;
 use super::simd;
-use shakmaty::{Board, Chess, Color, Move, Position};
+use shakmaty::{Bitboard, Board, ByColor, ByRole, Chess, Color, Move, Piece, Position, Role};
 
 /// The accumulator pair of one position: White's perspective, then Black's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Accumulator {
     /// `2 * hidden` lanes: White's perspective first.
     values: Box<[i16]>,
+    /// The view of each perspective: White's, then Black's.
+    views: [View; 2],
 }
 
 impl Accumulator {
     /// The accumulators of `board`, from scratch.
     pub fn new(net: &Network, board: &Board) -> Accumulator {
         let mut values = vec![0; 2 * net.hidden()].into_boxed_slice();
-        refresh(net, board, &mut values);
-        Accumulator { values }
+        let views = refresh(net, board, &mut values);
+        Accumulator { values, views }
     }
 
     /// The accumulators of two feature lists (White's perspective, then
-    /// Black's), as a trainer stores positions; every index below 768.
+    /// Black's), as a trainer stores positions; every index below 768
+    /// (the net's kings choose the inputs from them).
     pub fn from_features(net: &Network, white: &[u16], black: &[u16]) -> Accumulator {
         let mut values = vec![0; 2 * net.hidden()].into_boxed_slice();
+        let views = [net.kings().view_of(white), net.kings().view_of(black)];
         let (w, b) = values.split_at_mut(net.hidden());
-        fill(net, white.iter().map(|&f| usize::from(f)), w);
-        fill(net, black.iter().map(|&f| usize::from(f)), b);
-        Accumulator { values }
+        fill(
+            net,
+            white.iter().map(|&f| views[0].input(usize::from(f))),
+            w,
+        );
+        fill(
+            net,
+            black.iter().map(|&f| views[1].input(usize::from(f))),
+            b,
+        );
+        Accumulator { values, views }
     }
 
-    /// Applies a move's change in place.
+    /// Applies a move's change in place; `after` is the board the move
+    /// leads to (a perspective whose view the move changes is rebuilt).
     #[cfg(test)]
-    pub fn apply(&mut self, net: &Network, change: &Change) {
+    pub fn apply(&mut self, net: &Network, change: &Change, after: &Board) {
         let (white, black) = self.values.split_at_mut(net.hidden());
-        apply_change(net, Color::White, change, white, None);
-        apply_change(net, Color::Black, change, black, None);
+        for (i, (perspective, lanes)) in [(Color::White, white), (Color::Black, black)]
+            .into_iter()
+            .enumerate()
+        {
+            let view = net.view(after, perspective);
+            if view == self.views[i] {
+                apply_change(net, perspective, view, change, lanes, None);
+            } else {
+                fill(
+                    net,
+                    features::active(after, perspective).map(|f| view.input(f)),
+                    lanes,
+                );
+                self.views[i] = view;
+            }
+        }
     }
 
     pub fn white(&self) -> &[i16] {
@@ -64,16 +98,19 @@ pub fn pieces(pos: &Chess) -> usize {
 }
 
 /// `out = input + the rows of what `change` adds − those of what it
-/// removes`, from `perspective`, with the loop made for the change's shape.
+/// removes`, from `perspective` in `view`, with the loop made for the
+/// change's shape.
 fn apply_change(
     net: &Network,
     perspective: Color,
+    view: View,
     change: &Change,
     out: &mut [i16],
     input: Option<&[i16]>,
 ) {
-    let row =
-        |&(p, s): &(shakmaty::Piece, shakmaty::Square)| net.row(features::index(perspective, p, s));
+    let row = |&(p, s): &(shakmaty::Piece, shakmaty::Square)| {
+        net.row(view.input(features::index(perspective, p, s)))
+    };
     macro_rules! go {
         ($adds:expr, $subs:expr) => {
             match input {
@@ -101,11 +138,22 @@ fn apply_change(
     }
 }
 
-/// Both perspectives of `board` into `values` (`2 * hidden` lanes).
-fn refresh(net: &Network, board: &Board, values: &mut [i16]) {
+/// Both perspectives of `board` into `values` (`2 * hidden` lanes); their
+/// views, White's then Black's.
+fn refresh(net: &Network, board: &Board, values: &mut [i16]) -> [View; 2] {
+    let views = [net.view(board, Color::White), net.view(board, Color::Black)];
     let (white, black) = values.split_at_mut(net.hidden());
-    fill(net, features::active(board, Color::White), white);
-    fill(net, features::active(board, Color::Black), black);
+    fill(
+        net,
+        features::active(board, Color::White).map(|f| views[0].input(f)),
+        white,
+    );
+    fill(
+        net,
+        features::active(board, Color::Black).map(|f| views[1].input(f)),
+        black,
+    );
+    views
 }
 
 /// `acc = bias + the rows of `active``, four rows a pass.
@@ -132,6 +180,76 @@ enum Entry {
     Null,
 }
 
+/// The last accumulator built in each view of each perspective, with the
+/// pieces it holds: a perspective whose view a king move changes starts
+/// from there and adds or takes away only the pieces that differ.
+struct RefreshCache {
+    hidden: usize,
+    /// Per (perspective, king bucket, flip): `hidden` lanes.
+    values: Box<[i16]>,
+    /// The pieces each entry's lanes hold.
+    pieces: Box<[ByColor<ByRole<Bitboard>>]>,
+}
+
+impl RefreshCache {
+    /// Empty entries (the bias alone) for every view of `net`.
+    fn new(net: &Network) -> RefreshCache {
+        let entries = 2 * net.kings().count * 2;
+        let mut values = Vec::with_capacity(entries * net.hidden());
+        for _ in 0..entries {
+            values.extend_from_slice(net.bias());
+        }
+        RefreshCache {
+            hidden: net.hidden(),
+            values: values.into_boxed_slice(),
+            pieces: vec![ByColor::<ByRole<Bitboard>>::default(); entries].into_boxed_slice(),
+        }
+    }
+
+    /// `out` = the accumulator of `perspective` in `view` for `board`.
+    fn refresh(
+        &mut self,
+        net: &Network,
+        perspective: Color,
+        view: View,
+        board: &Board,
+        out: &mut [i16],
+    ) {
+        let bucket = view.offset / super::format::INPUTS;
+        let entry =
+            (perspective as usize * net.kings().count + bucket) * 2 + usize::from(view.flip != 0);
+        let (Some(lanes), Some(held)) = (
+            self.values
+                .get_mut(entry * self.hidden..(entry + 1) * self.hidden),
+            self.pieces.get_mut(entry),
+        ) else {
+            // Not a view of this net: built from scratch.
+            fill(
+                net,
+                features::active(board, perspective).map(|f| view.input(f)),
+                out,
+            );
+            return;
+        };
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let piece = Piece { color, role };
+                let now = board.by_piece(piece);
+                let was = held.get(color).get(role);
+                let row = |square| net.row(view.input(features::index(perspective, piece, square)));
+                for square in now & !*was {
+                    simd::update_in_place(lanes, [row(square)], []);
+                }
+                for square in *was & !now {
+                    simd::update_in_place(lanes, [], [row(square)]);
+                }
+                *held.get_mut(color).get_mut(role) = now;
+            }
+        }
+        out.copy_from_slice(lanes);
+    }
+}
+
 /// The accumulators along a search path, by ply. `reset` sets the root
 /// (ply 0); `push_move` and `push_null` record what leads to ply + 1;
 /// `evaluate` computes what is missing up to its ply. Every child position
@@ -141,39 +259,64 @@ pub struct AccumulatorStack {
     hidden: usize,
     /// `plies` accumulator pairs of `2 * hidden` lanes.
     values: Box<[i16]>,
+    /// Each ply's views, White's then Black's (of ready plies).
+    views: Box<[[View; 2]]>,
     entries: Box<[Entry]>,
+    /// Whether the net's kings choose its inputs: then a king move keeps
+    /// the board it leads to in `boards`, and may rebuild its side.
+    kings: bool,
+    boards: Box<[Board]>,
+    cache: RefreshCache,
 }
 
 impl AccumulatorStack {
     /// Room for plies `0..plies` of `net` (at least the root).
     pub fn new(net: &Network, plies: usize) -> AccumulatorStack {
         let plies = plies.max(1);
+        let kings = net.kings_choose_inputs();
         AccumulatorStack {
             hidden: net.hidden(),
             values: vec![0; plies * 2 * net.hidden()].into_boxed_slice(),
+            views: vec![[View::default(); 2]; plies].into_boxed_slice(),
             entries: vec![Entry::Null; plies].into_boxed_slice(),
+            kings,
+            boards: vec![Board::empty(); if kings { plies } else { 0 }].into_boxed_slice(),
+            cache: RefreshCache::new(net),
         }
     }
 
-    /// Sets the root position, from scratch.
+    /// Sets the root position, from scratch, for `net` (the refresh cache
+    /// starts empty: it may hold another net's lanes).
     pub fn reset(&mut self, net: &Network, board: &Board) {
-        if net.hidden() != self.hidden {
+        if net.hidden() != self.hidden || net.kings_choose_inputs() != self.kings {
             *self = AccumulatorStack::new(net, self.entries.len());
+        } else {
+            self.cache = RefreshCache::new(net);
         }
         let width = 2 * self.hidden;
         if let Some(root) = self.values.get_mut(..width) {
-            refresh(net, board, root);
+            let views = refresh(net, board, root);
+            if let Some(v) = self.views.first_mut() {
+                *v = views;
+            }
         }
         if let Some(e) = self.entries.first_mut() {
             *e = Entry::Ready;
         }
     }
 
-    /// Ply `ply + 1` is ply `ply` after `turn` played `m`.
+    /// Ply `ply + 1` is ply `ply` after `turn` played `m`, which leads to
+    /// `after`.
     #[inline]
-    pub fn push_move(&mut self, ply: usize, turn: Color, m: Move) {
+    pub fn push_move(&mut self, ply: usize, turn: Color, m: Move, after: &Board) {
         if let Some(e) = self.entries.get_mut(ply + 1) {
             *e = Entry::Move(turn, m);
+        }
+        if self.kings
+            && m.role() == Role::King
+            && let Some(b) = self.boards.get_mut(ply + 1)
+        {
+            b.clone_from(after);
         }
     }
 
@@ -202,7 +345,10 @@ impl AccumulatorStack {
     /// The accumulators of `ply` (White's then Black's lanes), computed
     /// from the nearest ready ply below; `None` when `ply` is out of room.
     pub fn materialise(&mut self, net: &Network, ply: usize) -> Option<&[i16]> {
-        if net.hidden() != self.hidden || ply >= self.entries.len() {
+        if net.hidden() != self.hidden
+            || net.kings_choose_inputs() != self.kings
+            || ply >= self.entries.len()
+        {
             return None;
         }
         let ready = (0..=ply)
@@ -213,15 +359,35 @@ impl AccumulatorStack {
             let (before, rest) = self.values.split_at_mut(p * width);
             let input = &before[(p - 1) * width..];
             let output = &mut rest[..width];
+            let views = self.views[p - 1];
             match self.entries[p] {
                 Entry::Move(turn, m) => {
                     let change = Change::of(turn, m);
                     let (out_white, out_black) = output.split_at_mut(self.hidden);
                     let (in_white, in_black) = input.split_at(self.hidden);
-                    apply_change(net, Color::White, &change, out_white, Some(in_white));
-                    apply_change(net, Color::Black, &change, out_black, Some(in_black));
+                    let mut after = views;
+                    for (i, perspective, out, input) in [
+                        (0, Color::White, out_white, in_white),
+                        (1, Color::Black, out_black, in_black),
+                    ] {
+                        // Only a king move changes its own side's view.
+                        if self.kings && perspective == turn && m.role() == Role::King {
+                            let board = &self.boards[p];
+                            let view = net.view(board, perspective);
+                            if view != views[i] {
+                                self.cache.refresh(net, perspective, view, board, out);
+                                after[i] = view;
+                                continue;
+                            }
+                        }
+                        apply_change(net, perspective, views[i], &change, out, Some(input));
+                    }
+                    self.views[p] = after;
                 }
-                Entry::Null | Entry::Ready => output.copy_from_slice(input),
+                Entry::Null | Entry::Ready => {
+                    output.copy_from_slice(input);
+                    self.views[p] = views;
+                }
             }
             self.entries[p] = Entry::Ready;
         }

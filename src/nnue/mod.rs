@@ -1,5 +1,5 @@
-//! NNUE evaluation: a (768→N)×2→B net with SCReLU, its file format and
-//! integer arithmetic fixed by NNUE-SPEC.md (versions 1 and 2), shared with the
+//! NNUE evaluation: a (768·K→N)×2→B net with SCReLU, its file format and
+//! integer arithmetic fixed by NNUE-SPEC.md (versions 1 to 3), shared with the
 //! trainer. `Network` holds a net; `Accumulator` and `AccumulatorStack` hold
 //! its first layer for a position and along a search path; `simd` has the
 //! hot loops. The search evaluates with the net compiled in (`EMBEDDED`)
@@ -77,7 +77,7 @@ pub fn describe(net: &Network, pos: &Chess) -> Vec<String> {
     let mut lines = vec![
         format!(
             "net: ({} -> {}) x 2 -> {}, SCReLU; {pieces} features a side",
-            network::INPUTS,
+            net.kings().inputs(),
             net.hidden(),
             net.buckets(),
         ),
@@ -91,6 +91,29 @@ pub fn describe(net: &Network, pos: &Chess) -> Vec<String> {
             format!("net output: {raw} (scaled: {cp} cp for the side to move)")
         },
     ];
+    if net.kings_choose_inputs() {
+        let side = |color: Color| {
+            let view = net.view(pos.board(), color);
+            let flipped = if view.flip != 0 {
+                ", the board flipped a-h"
+            } else {
+                ""
+            };
+            let name = match color {
+                Color::White => "White",
+                Color::Black => "Black",
+            };
+            format!(
+                "{name}'s king in bucket {} of {}{flipped}",
+                view.offset / network::INPUTS + 1,
+                net.kings().count
+            )
+        };
+        lines.insert(
+            1,
+            format!("net inputs: {}; {}", side(Color::White), side(Color::Black)),
+        );
+    }
     match crate::endgames::known_endgame(pos) {
         Some(s) => lines.push(format!(
             "known endgame: {} cp for White (the net's score does not apply)",

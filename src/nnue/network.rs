@@ -1,25 +1,28 @@
 //! The net: its weights as the file stores them (NNUE-SPEC.md, versions 1
-//! and 2), the checked reading and the writing of that file, and the
+//! to 3), the checked reading and the writing of that file, and the
 //! integer forward pass from a pair of accumulators.
 
 use super::simd;
 use crate::rng::SplitMix64;
-use shakmaty::Color;
+use shakmaty::{Board, Color};
 use std::fmt;
 
 pub use super::format::{
-    HEADER_BYTES, HIDDEN_STEP, INPUTS, MAGIC, MAX_BUCKETS, MAX_FILE_LEN, MAX_HIDDEN,
-    MAX_OUTPUT_WEIGHT, NetError, QA, QB, SCALE, Shape, VERSION_1, VERSION_2, bucket, fnv1a64,
+    HEADER_BYTES, HIDDEN_STEP, INPUTS, Kings, MAGIC, MAX_BUCKETS, MAX_FILE_LEN, MAX_HIDDEN,
+    MAX_KING_BUCKETS, MAX_OUTPUT_WEIGHT, NetError, QA, QB, SCALE, Shape, VERSION_1, VERSION_2,
+    VERSION_3, View, bucket, fnv1a64,
 };
 
-/// A (768→N)×2→B net with quantised weights, exactly as the file holds
+/// A (768·K→N)×2→B net with quantised weights, exactly as the file holds
 /// them: one of its B outputs scores a position, chosen by the number of
-/// pieces on the board (B = 1: a single output).
+/// pieces on the board (B = 1: a single output); each perspective reads
+/// the 768 inputs of the king bucket its own king stands in (K = 1: one).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
     hidden: usize,
     buckets: usize,
-    /// Feature-major: the row of feature `f` is `w1[f*hidden..(f+1)*hidden]`.
+    kings: Kings,
+    /// Input-major: the row of feature `f` is `w1[f*hidden..(f+1)*hidden]`.
     w1: Box<[i16]>,
     b1: Box<[i16]>,
     /// Per output bucket, `2 * hidden` weights: the side to move's half,
@@ -31,7 +34,13 @@ pub struct Network {
 
 impl fmt::Debug for Network {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Network({INPUTS}x{}x2 -> {})", self.hidden, self.buckets)
+        write!(
+            f,
+            "Network({}x{}x2 -> {})",
+            self.kings.inputs(),
+            self.hidden,
+            self.buckets
+        )
     }
 }
 
@@ -59,18 +68,19 @@ impl Network {
     /// Reads a net file, checking every field the spec fixes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetError> {
         let shape = super::format::check(bytes)?;
-        let (hidden, buckets) = (shape.hidden, shape.buckets);
+        let (hidden, buckets, kings) = (shape.hidden, shape.buckets, shape.kings);
         let mut r = Reader {
             bytes,
             at: shape.header_len(),
         };
-        let w1 = r.i16s(INPUTS * hidden);
+        let w1 = r.i16s(kings.inputs() * hidden);
         let b1 = r.i16s(hidden);
         let w2 = r.i16s(2 * hidden * buckets);
         let b2 = (0..buckets).map(|_| i32::from_le_bytes(r.take())).collect();
         Ok(Network {
             hidden,
             buckets,
+            kings,
             w1,
             b1,
             w2,
@@ -98,7 +108,7 @@ impl Network {
         out.extend_from_slice(&MAGIC);
         for v in [
             shape.version(),
-            INPUTS as u32,
+            self.kings.inputs() as u32,
             self.hidden as u32,
             QA as u32,
             QB as u32,
@@ -106,8 +116,13 @@ impl Network {
         ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        if shape.version() == VERSION_2 {
+        if shape.version() != VERSION_1 {
             out.extend_from_slice(&(self.buckets as u32).to_le_bytes());
+        }
+        if shape.version() == VERSION_3 {
+            out.extend_from_slice(&(self.kings.count as u32).to_le_bytes());
+            out.extend_from_slice(&u32::from(self.kings.mirror).to_le_bytes());
+            out.extend_from_slice(&self.kings.map);
         }
         for w in self.w1.iter().chain(&self.b1[..]).chain(&self.w2[..]) {
             out.extend_from_slice(&w.to_le_bytes());
@@ -130,12 +145,29 @@ impl Network {
         w2: Vec<i16>,
         b2: Vec<i32>,
     ) -> Option<Network> {
+        Network::from_parts_with_kings(Kings::NONE, hidden, w1, b1, w2, b2)
+    }
+
+    /// `from_parts` for a net whose inputs the kings choose: W1 holds
+    /// `kings.inputs()` rows, and the layout must be one a file can hold.
+    pub fn from_parts_with_kings(
+        kings: Kings,
+        hidden: usize,
+        w1: Vec<i16>,
+        b1: Vec<i16>,
+        w2: Vec<i16>,
+        b2: Vec<i32>,
+    ) -> Option<Network> {
         let buckets = b2.len();
+        let kings_ok = (1..=MAX_KING_BUCKETS).contains(&kings.count)
+            && kings.count * hidden <= MAX_HIDDEN
+            && kings.map.iter().all(|&b| usize::from(b) < kings.count);
         let sizes_ok = hidden > 0
             && hidden <= MAX_HIDDEN
             && hidden.is_multiple_of(HIDDEN_STEP)
             && (1..=MAX_BUCKETS).contains(&buckets)
-            && w1.len() == INPUTS * hidden
+            && kings_ok
+            && w1.len() == kings.inputs() * hidden
             && b1.len() == hidden
             && w2.len() == 2 * hidden * buckets;
         let range_ok = w2
@@ -144,6 +176,7 @@ impl Network {
         (sizes_ok && range_ok).then(|| Network {
             hidden,
             buckets,
+            kings,
             w1: w1.into(),
             b1: b1.into(),
             w2: w2.into(),
@@ -165,6 +198,19 @@ impl Network {
     /// `random` with `buckets` output buckets (clamped to 1..=`MAX_BUCKETS`),
     /// each with its own output weights; bucket 0's are `random`'s.
     pub fn random_bucketed(seed: u64, hidden: usize, buckets: usize) -> Network {
+        Network::random_shaped(seed, hidden, buckets, Kings::NONE)
+    }
+
+    /// `random_bucketed` with the inputs `kings` choose (a layout a file
+    /// can hold, else none); with `Kings::NONE`, `random_bucketed`'s net.
+    pub fn random_shaped(seed: u64, hidden: usize, buckets: usize, kings: Kings) -> Network {
+        let kings = if (1..=MAX_KING_BUCKETS).contains(&kings.count)
+            && kings.map.iter().all(|&b| usize::from(b) < kings.count)
+        {
+            kings
+        } else {
+            Kings::NONE
+        };
         let buckets = buckets.clamp(1, MAX_BUCKETS);
         let hidden = hidden
             .clamp(HIDDEN_STEP, MAX_HIDDEN)
@@ -172,7 +218,9 @@ impl Network {
         let mut rng = SplitMix64::new(seed ^ 0x5155_494c_494e_4e31);
         let mut uniform =
             |lo: i32, hi: i32| (lo + (rng.next_u64() % (hi - lo + 1) as u64) as i32) as i16;
-        let w1 = (0..INPUTS * hidden).map(|_| uniform(-24, 24)).collect();
+        let w1 = (0..kings.inputs() * hidden)
+            .map(|_| uniform(-24, 24))
+            .collect();
         let b1 = (0..hidden).map(|_| uniform(-16, 96)).collect();
         let mut w2 = Vec::with_capacity(2 * hidden * buckets);
         for _ in 0..buckets {
@@ -182,6 +230,7 @@ impl Network {
         Network {
             hidden,
             buckets,
+            kings,
             w1,
             b1,
             w2: w2.into(),
@@ -198,19 +247,43 @@ impl Network {
         self.buckets
     }
 
+    /// How the kings choose the inputs.
+    pub fn kings(&self) -> &Kings {
+        &self.kings
+    }
+
     /// The file's shape.
     pub fn shape(&self) -> Shape {
         Shape {
             hidden: self.hidden,
             buckets: self.buckets,
+            kings: self.kings,
         }
+    }
+
+    /// Whether a king move can change which inputs its side reads (king
+    /// buckets or mirroring): then the accumulators of that side are
+    /// rebuilt after such a move, not updated.
+    pub fn kings_choose_inputs(&self) -> bool {
+        self.kings != Kings::NONE
+    }
+
+    /// The view of `perspective` on `board`, chosen by its own king (on a
+    /// board without one, as if it stood on its a1).
+    #[inline]
+    pub fn view(&self, board: &Board, perspective: Color) -> View {
+        let king = board.king_of(perspective).map_or(0, |k| match perspective {
+            Color::White => k as usize,
+            Color::Black => k as usize ^ 56,
+        });
+        self.kings.view(king)
     }
 
     pub fn bias(&self) -> &[i16] {
         &self.b1
     }
 
-    /// The first-layer weights of feature `f` (`f < INPUTS`).
+    /// The first-layer weights of input `f` (`f < kings().inputs()`).
     #[inline]
     pub fn row(&self, f: usize) -> &[i16] {
         &self.w1[f * self.hidden..(f + 1) * self.hidden]
@@ -245,7 +318,12 @@ mod tests {
 
     /// The length of a version-1 file of `hidden` neurons.
     fn file_len(hidden: usize) -> usize {
-        Shape { hidden, buckets: 1 }.file_len()
+        Shape {
+            hidden,
+            buckets: 1,
+            kings: Kings::NONE,
+        }
+        .file_len()
     }
     use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
 
@@ -314,8 +392,8 @@ mod tests {
             },
         );
         check(
-            &edited(&bytes, |b| set_u32(b, 8, 3)),
-            NetError::BadVersion { found: 3 },
+            &edited(&bytes, |b| set_u32(b, 8, 4)),
+            NetError::BadVersion { found: 4 },
         );
         check(
             &edited(&bytes, |b| set_u32(b, 12, 769)),
@@ -563,6 +641,131 @@ mod tests {
                 expected: file_len(n)
             })
         );
+    }
+
+    #[test]
+    fn a_king_bucketed_net_is_a_version_3_file() {
+        let (n, buckets) = (32, 2);
+        let kings = Kings::preset(4, true).expect("a preset");
+        let net = Network::random_shaped(9, n, buckets, kings);
+        assert!(net.kings_choose_inputs());
+        let bytes = net.to_bytes();
+        let inputs = 4 * 768;
+        assert_eq!(
+            bytes.len(),
+            108 + 2 * inputs * n + 2 * n + 2 * 2 * n * buckets + 4 * buckets + 8
+        );
+        assert_eq!(bytes[8..12], 3u32.to_le_bytes());
+        assert_eq!(bytes[12..16], (inputs as u32).to_le_bytes());
+        assert_eq!(bytes[32..36], 2u32.to_le_bytes());
+        assert_eq!(bytes[36..40], 4u32.to_le_bytes());
+        assert_eq!(bytes[40..44], 1u32.to_le_bytes());
+        // The preset: e1-f1 0, g1-h1 1, the second rank 2, the rest 3.
+        assert_eq!(bytes[44..52], [1, 1, 0, 0, 0, 0, 1, 1]);
+        assert_eq!(bytes[52..60], [2; 8]);
+        assert!(bytes[60..108].iter().all(|&b| b == 3));
+        assert_eq!(Network::from_bytes(&bytes), Ok(net.clone()));
+        // Each field of the king buckets checked, before the length.
+        let damaged = |at: usize, v: u32| edited(&bytes, |b| set_u32(b, at, v));
+        for count in [0, 17] {
+            assert!(matches!(
+                Network::from_bytes(&damaged(36, count)),
+                Err(NetError::BadKings { .. })
+            ));
+        }
+        // Five buckets would need 5 · 768 inputs.
+        assert_eq!(
+            Network::from_bytes(&damaged(36, 5)),
+            Err(NetError::BadInputs {
+                found: inputs as u32
+            })
+        );
+        let err = Network::from_bytes(&damaged(40, 2)).expect_err("flag");
+        assert!(err.to_string().contains("flags 0x2"), "{err}");
+        let beyond = edited(&bytes, |b| b[44 + 63] = 4);
+        let err = Network::from_bytes(&beyond).expect_err("bucket");
+        assert!(
+            err.to_string().contains("square 63 in king bucket 4"),
+            "{err}"
+        );
+        // 16 king buckets of 512 neurons: more than 4096 in all.
+        assert!(matches!(
+            Network::from_bytes(&edited(&damaged(36, 16), |b| set_u32(b, 16, 512))),
+            Err(NetError::BadKings { .. })
+        ));
+    }
+
+    /// With mirroring, each side sees its king on files e-h: the king's
+    /// square picks the flip and the bucket.
+    #[test]
+    fn the_kings_choose_the_views() {
+        let kings = Kings::preset(4, true).expect("a preset");
+        let net = Network::random_shaped(3, 16, 1, kings);
+        let board = |fen: &str| fen.parse::<Fen>().expect("fen").into_setup().board;
+        // White king c1: flipped to f1, bucket 0; Black king g8: g1 from
+        // its side, bucket 1, not flipped.
+        let b = board("6k1/8/8/8/8/8/8/2K5 w - - 0 1");
+        assert_eq!(net.view(&b, Color::White), View { flip: 7, offset: 0 });
+        assert_eq!(
+            net.view(&b, Color::Black),
+            View {
+                flip: 0,
+                offset: 768
+            }
+        );
+        // White king b2: flipped to g2, bucket 2; Black king a5: a4 from
+        // its side, flipped to h4, bucket 3.
+        let b = board("8/8/8/k7/8/8/1K6/8 w - - 0 1");
+        assert_eq!(
+            net.view(&b, Color::White),
+            View {
+                flip: 7,
+                offset: 2 * 768
+            }
+        );
+        assert_eq!(
+            net.view(&b, Color::Black),
+            View {
+                flip: 7,
+                offset: 3 * 768
+            }
+        );
+        // The input of a feature: its bucket's block, its file flipped (an
+        // own pawn on e2, 12, read as on d2, 11).
+        assert_eq!(
+            View {
+                flip: 7,
+                offset: 768
+            }
+            .input(12),
+            768 + 11
+        );
+    }
+
+    /// A position and its mirror image left to right read the same inputs
+    /// in a mirrored net, so they score alike; without mirroring they do
+    /// not.
+    #[test]
+    fn a_mirrored_net_scores_mirror_images_alike() {
+        let mirrored = Network::random_shaped(4, 32, 1, Kings::preset(2, true).expect("preset"));
+        let plain = Network::random_shaped(4, 32, 1, Kings::preset(2, false).expect("preset"));
+        let mut differ = 0;
+        for fen in [
+            "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w - - 0 1",
+            "8/5pk1/6p1/3P4/1p6/1P3K2/8/8 b - - 0 1",
+            "2kr4/ppp5/8/8/8/8/5PPP/6K1 w - - 0 1",
+        ] {
+            let board = fen.parse::<Fen>().expect("fen").into_setup().board;
+            let mut image = board.clone();
+            image.flip_horizontal();
+            let score = |net: &Network, b: &Board| {
+                let pieces = b.occupied().count();
+                Accumulator::new(net, b).evaluate(net, Color::White, pieces)
+            };
+            assert_eq!(score(&mirrored, &board), score(&mirrored, &image), "{fen}");
+            differ += usize::from(score(&plain, &board) != score(&plain, &image));
+        }
+        assert_eq!(differ, 3);
     }
 
     #[test]

@@ -13,6 +13,13 @@ use std::sync::LazyLock;
 
 static NET: LazyLock<Network> = LazyLock::new(|| Network::random(11, 256));
 
+/// A net whose kings choose its inputs: 4 king buckets with mirroring, so
+/// that king moves change views (rebuilt through the refresh cache).
+static KING_NET: LazyLock<Network> = LazyLock::new(|| {
+    let kings = format::Kings::preset(4, true).expect("a preset");
+    Network::random_shaped(12, 64, 2, kings)
+});
+
 /// Start positions rich in what the updates must get right.
 const STARTS: [&str; 6] = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
@@ -133,6 +140,8 @@ struct Seen {
     castles: usize,
     en_passant: usize,
     promotions: usize,
+    /// King moves that changed their side's view (king bucket or flip).
+    view_changes: usize,
 }
 
 impl Seen {
@@ -146,8 +155,7 @@ impl Seen {
 
 /// One random game: the accumulator updated move by move equals the one
 /// built from scratch after every move.
-fn play_incrementally(start_index: usize, seed: u64, seen: &mut Seen) {
-    let net = &*NET;
+fn play_incrementally(net: &Network, start_index: usize, seed: u64, seen: &mut Seen) {
     let mut rng = Rng::new(seed);
     let mut pos = start(start_index, &mut rng);
     let mut acc = Accumulator::new(net, pos.board());
@@ -155,8 +163,11 @@ fn play_incrementally(start_index: usize, seed: u64, seen: &mut Seen) {
         let Some(m) = random_move(&pos, &mut rng) else {
             break;
         };
-        acc.apply(net, &Change::of(pos.turn(), m));
+        let (turn, change) = (pos.turn(), Change::of(pos.turn(), m));
+        let view = net.view(pos.board(), turn);
         pos.play_unchecked(m);
+        acc.apply(net, &change, pos.board());
+        seen.view_changes += usize::from(net.view(pos.board(), turn) != view);
         seen.count(m);
         let fresh = Accumulator::new(net, pos.board());
         assert_eq!(
@@ -170,8 +181,7 @@ fn play_incrementally(start_index: usize, seed: u64, seen: &mut Seen) {
 
 /// A search-like walk: down by moves and null moves, back up, evaluating
 /// now and then (lazily); every evaluation equals one from scratch.
-fn walk_the_stack(start_index: usize, seed: u64, seen: &mut Seen) {
-    let net = &*NET;
+fn walk_the_stack(net: &Network, start_index: usize, seed: u64, seen: &mut Seen) {
     let mut rng = Rng::new(seed ^ 0xabcd);
     let root = start(start_index, &mut rng);
     let plies = 24;
@@ -189,9 +199,9 @@ fn walk_the_stack(start_index: usize, seed: u64, seen: &mut Seen) {
                     path.push(null);
                 }
             } else if let Some(m) = random_move(&pos, &mut rng) {
-                stack.push_move(ply, pos.turn(), m);
                 let mut child = pos.clone();
                 child.play_unchecked(m);
+                stack.push_move(ply, pos.turn(), m, child.board());
                 seen.count(m);
                 path.push(child);
             }
@@ -223,8 +233,10 @@ proptest! {
     #[test]
     fn incremental_accumulators_equal_fresh_ones(start in 0usize..10, seed in any::<u64>()) {
         let mut seen = Seen::default();
-        play_incrementally(start, seed, &mut seen);
-        walk_the_stack(start, seed, &mut seen);
+        for net in [&*NET, &*KING_NET] {
+            play_incrementally(net, start, seed, &mut seen);
+            walk_the_stack(net, start, seed, &mut seen);
+        }
     }
 }
 
@@ -232,17 +244,24 @@ proptest! {
 /// moves were played: thousands of positions.
 #[test]
 fn thousands_of_positions_with_every_kind_of_move() {
-    let mut seen = Seen::default();
-    for seed in 0..40u64 {
-        let start_index = (seed % 10) as usize;
-        play_incrementally(start_index, seed, &mut seen);
-        walk_the_stack(start_index, seed, &mut seen);
+    for net in [&*NET, &*KING_NET] {
+        let mut seen = Seen::default();
+        for seed in 0..40u64 {
+            let start_index = (seed % 10) as usize;
+            play_incrementally(net, start_index, seed, &mut seen);
+            walk_the_stack(net, start_index, seed, &mut seen);
+        }
+        eprintln!("{net:?}: {seen:?}");
+        assert!(seen.positions >= 5000, "{seen:?}");
+        assert!(seen.castles >= 20, "{seen:?}");
+        assert!(seen.en_passant >= 20, "{seen:?}");
+        assert!(seen.promotions >= 20, "{seen:?}");
+        if net.kings_choose_inputs() {
+            assert!(seen.view_changes >= 100, "{seen:?}");
+        } else {
+            assert_eq!(seen.view_changes, 0);
+        }
     }
-    eprintln!("{seen:?}");
-    assert!(seen.positions >= 5000, "{seen:?}");
-    assert!(seen.castles >= 20, "{seen:?}");
-    assert!(seen.en_passant >= 20, "{seen:?}");
-    assert!(seen.promotions >= 20, "{seen:?}");
 }
 
 #[test]
@@ -354,16 +373,23 @@ fn the_embedded_net_parses() {
 fn the_build_time_check_is_the_load_time_check() {
     assert_eq!(format::check(EMBEDDED), Ok(embedded().shape()));
     let mut other_version = EMBEDDED.to_vec();
-    other_version[8] = 3;
-    let err = format::check(&other_version).expect_err("version 3");
-    assert_eq!(err, NetError::BadVersion { found: 3 });
+    other_version[8] = 4;
+    let err = format::check(&other_version).expect_err("version 4");
+    assert_eq!(err, NetError::BadVersion { found: 4 });
     assert_eq!(
         err.to_string(),
-        "net version 3 is not supported (expected 1 or 2)"
+        "net version 4 is not supported (expected 1, 2 or 3)"
     );
     // A net of hidden size 64 whose file has the length of another size.
     let mut wrong_shape = Network::random(5, 64).to_bytes();
-    let v1 = |hidden| format::Shape { hidden, buckets: 1 }.file_len();
+    let v1 = |hidden| {
+        format::Shape {
+            hidden,
+            buckets: 1,
+            kings: format::Kings::NONE,
+        }
+        .file_len()
+    };
     wrong_shape.truncate(v1(32));
     assert_eq!(
         format::check(&wrong_shape),
@@ -376,7 +402,8 @@ fn the_build_time_check_is_the_load_time_check() {
         format::check(&Network::random(5, 64).to_bytes()),
         Ok(format::Shape {
             hidden: 64,
-            buckets: 1
+            buckets: 1,
+            kings: format::Kings::NONE,
         })
     );
     assert!(matches!(

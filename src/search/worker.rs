@@ -431,7 +431,8 @@ impl<'a> Worker<'a> {
         let child_key = child_key(pos, key, m, &child);
         self.shared.tt.prefetch(child_key);
         self.keys.push(child_key);
-        self.accumulators.push_move(ply, pos.turn(), m);
+        self.accumulators
+            .push_move(ply, pos.turn(), m, child.board());
         self.stack[ply].played = pos
             .board()
             .piece_at(m.from().unwrap_or(m.to()))
@@ -1091,7 +1092,8 @@ impl<'a> Worker<'a> {
             child.play_unchecked(m);
             let child_key = child_key(pos, key, m, &child);
             self.shared.tt.prefetch(child_key);
-            self.accumulators.push_move(ply, pos.turn(), m);
+            self.accumulators
+                .push_move(ply, pos.turn(), m, child.board());
             let score = -self.qsearch::<PV>(&child, child_key, ply + 1, -beta, -alpha);
             if self.aborted {
                 return 0;

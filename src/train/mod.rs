@@ -24,6 +24,7 @@ pub mod samples;
 
 use crate::data::Filter;
 use crate::nnue::Accumulator;
+use crate::nnue::format::Kings;
 use crate::rng::SplitMix64;
 use crate::score::MATE_BOUND;
 use curves::EpochRecord;
@@ -127,6 +128,15 @@ pub struct Hyper {
     /// 1 writes a version-1 net)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=crate::nnue::format::MAX_BUCKETS as i64))]
     pub output_buckets: u32,
+    /// King buckets: each side's inputs chosen by its king's square (1, 2,
+    /// 4 or 8; NNUE-SPEC.md gives each layout; more than 1 writes a
+    /// version-3 net)
+    #[arg(long, default_value_t = 1, value_parser = king_bucket_count)]
+    pub king_buckets: usize,
+    /// Each side sees the board with its king on files e-h (flipped a-h
+    /// when its king stands on files a-d); writes a version-3 net
+    #[arg(long)]
+    pub king_mirror: bool,
 }
 
 impl Hyper {
@@ -135,7 +145,17 @@ impl Hyper {
         Layout {
             hidden: self.hidden,
             buckets: self.output_buckets as usize,
+            // The parser admits only the preset counts.
+            kings: Kings::preset(self.king_buckets, self.king_mirror).unwrap_or(Kings::NONE),
         }
+    }
+}
+
+/// A clap parser: a king bucket count with a preset layout.
+fn king_bucket_count(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if Kings::preset(n, false).is_some() => Ok(n),
+        _ => Err("must be 1, 2, 4 or 8".into()),
     }
 }
 
@@ -169,10 +189,16 @@ impl Config {
     fn fingerprint(&self, positions: usize) -> String {
         // A single output adds nothing, so checkpoints made before output
         // buckets still resume.
-        let buckets = match self.hyper.output_buckets {
+        let mut buckets = match self.hyper.output_buckets {
             1 => String::new(),
             b => format!(" buckets={b}"),
         };
+        if self.hyper.king_buckets != 1 {
+            buckets += &format!(" kings={}", self.hyper.king_buckets);
+        }
+        if self.hyper.king_mirror {
+            buckets += " king-mirror";
+        }
         format!(
             "hidden={}{buckets} epochs={} batch={} lr={} final-lr={} lambda={} k={} validation={} seed={} mirror={} positions={positions}",
             self.hyper.hidden,
@@ -374,7 +400,7 @@ pub fn train(
     let fingerprint = config.fingerprint(samples.len());
     let checkpoint = dir.join(CHECKPOINT_FILE);
     let mut state = if checkpoint.exists() {
-        let state = read_checkpoint(&checkpoint, &fingerprint, config.hyper.layout().buckets)?;
+        let state = read_checkpoint(&checkpoint, &fingerprint, config.hyper.layout())?;
         note(&format!(
             "resuming {} after epoch {}",
             checkpoint.display(),
@@ -669,14 +695,49 @@ impl<'a> Fields<'a> {
     }
 }
 
-fn read_checkpoint(path: &Path, fingerprint: &str, buckets: usize) -> Result<State, String> {
+fn read_checkpoint(path: &Path, fingerprint: &str, layout: Layout) -> Result<State, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    decode_checkpoint(&bytes, fingerprint, buckets).map_err(|e| format!("{}: {e}", path.display()))
+    decode_checkpoint(&bytes, fingerprint, layout).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// A checkpoint's state; `buckets` comes from the run (the fingerprint,
-/// which must match, names it), the hidden size from the file.
-fn decode_checkpoint(bytes: &[u8], fingerprint: &str, buckets: usize) -> Result<State, String> {
+/// What differs between two fingerprints, field by field ("name=value",
+/// or a bare name for a flag): a field in one only, or with two values.
+fn fingerprint_differences(theirs: &str, ours: &str) -> Vec<String> {
+    let fields = |s: &str| -> Vec<(String, String)> {
+        s.split(' ')
+            .map(|t| match t.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (t.to_string(), String::new()),
+            })
+            .collect()
+    };
+    let show = |k: &str, v: &str| {
+        if v.is_empty() {
+            k.to_string()
+        } else {
+            format!("{k}={v}")
+        }
+    };
+    let (a, b) = (fields(theirs), fields(ours));
+    let mut differ = Vec::new();
+    for (k, v) in &a {
+        match b.iter().find(|(k2, _)| k2 == k) {
+            Some((_, v2)) if v2 == v => {}
+            Some((_, v2)) => differ.push(format!("{} there, {} here", show(k, v), show(k, v2))),
+            None => differ.push(format!("{} there, not here", show(k, v))),
+        }
+    }
+    for (k, v) in &b {
+        if !a.iter().any(|(k2, _)| k2 == k) {
+            differ.push(format!("{} here, not there", show(k, v)));
+        }
+    }
+    differ
+}
+
+/// A checkpoint's state; the buckets come from the run's `layout` (the
+/// fingerprint, which must match, names them), the hidden size from the file.
+fn decode_checkpoint(bytes: &[u8], fingerprint: &str, layout: Layout) -> Result<State, String> {
     let (body, sum) = bytes
         .split_last_chunk::<8>()
         .ok_or("not a checkpoint: too short")?;
@@ -690,12 +751,7 @@ fn decode_checkpoint(bytes: &[u8], fingerprint: &str, buckets: usize) -> Result<
     let len = f.u32()? as usize;
     let theirs = String::from_utf8_lossy(f.take(len)?).into_owned();
     if theirs != fingerprint {
-        let differ: Vec<String> = theirs
-            .split(' ')
-            .zip(fingerprint.split(' '))
-            .filter(|(a, b)| a != b)
-            .map(|(a, b)| format!("{a} there, {b} here"))
-            .collect();
+        let differ = fingerprint_differences(&theirs, fingerprint);
         return Err(format!(
             "made by another run ({}): give the same data and flags to resume, or another --dir",
             differ.join(", ")
@@ -703,7 +759,7 @@ fn decode_checkpoint(bytes: &[u8], fingerprint: &str, buckets: usize) -> Result<
     }
     let layout = Layout {
         hidden: f.u32()? as usize,
-        buckets,
+        ..layout
     };
     let epoch = f.u32()?;
     let step = f.u64()?;
@@ -775,6 +831,8 @@ mod tests {
                 seed: 5,
                 mirror: false,
                 output_buckets: 1,
+                king_buckets: 1,
+                king_mirror: false,
             },
             k: 200.0,
             progress: false,
@@ -955,6 +1013,48 @@ mod tests {
             .err()
             .unwrap_or_default();
         assert!(err.contains("made by another run"), "{err}");
+        for dir in [whole, halves] {
+            std::fs::remove_dir_all(dir).expect("clean up");
+        }
+    }
+
+    /// King buckets with mirroring: the run resumes, writes a version-3
+    /// net that the engine reads with the trainer's layout and scores as
+    /// the trainer's quantised net does, and its checkpoint is refused by
+    /// a run without them.
+    #[test]
+    fn a_king_bucketed_run_writes_a_version_3_net_and_resumes() {
+        let samples = synthetic(1000, 14);
+        let kinged = config_with(|h| {
+            h.king_buckets = 4;
+            h.king_mirror = true;
+        });
+        let (whole, halves) = (scratch_dir("k-whole"), scratch_dir("k-halves"));
+        let uninterrupted = trained(&kinged, &samples, &whole, 2);
+        train(&kinged, &samples, &halves, Some(1), &|_| {}).expect("epoch 1");
+        assert_eq!(trained(&kinged, &samples, &halves, 2), uninterrupted);
+        let bytes = std::fs::read(whole.join(NET_FILE)).expect("net");
+        assert_eq!(bytes[8..12], 3u32.to_le_bytes());
+        let net = crate::nnue::Network::from_bytes(&bytes).expect("a version-3 net");
+        assert_eq!(*net.kings(), Kings::preset(4, true).expect("preset"));
+        assert_eq!(Some(net.clone()), uninterrupted.net.quantise().network());
+        let quantised = uninterrupted.net.quantise();
+        for i in 0..50 {
+            let s = samples.get(i);
+            let engine = Accumulator::from_features(&net, s.us, s.them).evaluate(
+                &net,
+                Color::White,
+                s.us.len(),
+            );
+            assert_eq!(Some(engine), quantised.eval_cp(s.us, s.them));
+        }
+        let err = train(&config(), &samples, &halves, None, &|_| {})
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.contains("(kings=4 there, not here, king-mirror there, not here)"),
+            "{err}"
+        );
         for dir in [whole, halves] {
             std::fs::remove_dir_all(dir).expect("clean up");
         }

@@ -1,5 +1,6 @@
-//! The network of NNUE-SPEC, (768→N)×2→B with SCReLU and B output buckets
-//! chosen by the number of pieces (B = 1: version 1): the float
+//! The network of NNUE-SPEC, (768·K→N)×2→B with SCReLU, B output buckets
+//! chosen by the number of pieces (B = 1: version 1) and K king buckets
+//! (with or without mirroring: version 3): the float
 //! model the trainer fits (forward, gradient, Adam, clipping) and its
 //! quantised form with the engine's integer forward pass.
 //!
@@ -9,6 +10,8 @@
 
 /// Input features per perspective.
 pub const INPUTS: usize = 768;
+
+use crate::nnue::format::{Kings, View};
 /// The accumulator's scale in the quantised net.
 pub const QA: i32 = 255;
 /// The output weights' scale in the quantised net.
@@ -20,18 +23,20 @@ pub const SCALE: i32 = 400;
 pub const CLIP: f32 = 1.98;
 
 /// Where each tensor sits in the flat parameter vector of a net with
-/// `hidden` neurons per perspective and `buckets` outputs: w1
-/// (feature-major, w1[f][j] at f·N + j), b1, w2 (per bucket, the side to
-/// move's N, then the other side's N), b2 (one per bucket).
+/// `hidden` neurons per perspective, `buckets` outputs and the inputs
+/// `kings` choose: w1 (input-major, w1[i][j] at i·N + j), b1, w2 (per
+/// bucket, the side to move's N, then the other side's N), b2 (one per
+/// bucket).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     pub hidden: usize,
     pub buckets: usize,
+    pub kings: Kings,
 }
 
 impl Layout {
     pub fn b1(self) -> usize {
-        INPUTS * self.hidden
+        self.kings.inputs() * self.hidden
     }
     pub fn w2(self) -> usize {
         self.b1() + self.hidden
@@ -76,12 +81,12 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// b1 + the rows of the active features.
-fn accumulate(acc: &mut [f32], w1: &[f32], b1: &[f32], features: &[u16]) {
+/// b1 + the rows of the active features' inputs in `view`.
+fn accumulate(acc: &mut [f32], w1: &[f32], b1: &[f32], features: &[u16], view: View) {
     let n = acc.len();
     acc.copy_from_slice(b1);
     for &f in features {
-        let at = usize::from(f) * n;
+        let at = view.input(usize::from(f)) * n;
         let row = &w1[at..at + n];
         for (a, w) in acc.iter_mut().zip(row) {
             *a += w;
@@ -139,8 +144,9 @@ impl Net {
         let b = self.layout.bucket(us);
         let (w1, b1, w2, b2) = self.parts();
         let w2 = &w2[2 * n * b..2 * n * (b + 1)];
-        accumulate(&mut scratch.us, w1, b1, us);
-        accumulate(&mut scratch.them, w1, b1, them);
+        let kings = &self.layout.kings;
+        accumulate(&mut scratch.us, w1, b1, us, kings.view_of(us));
+        accumulate(&mut scratch.them, w1, b1, them, kings.view_of(them));
         screlu_dot(&scratch.us, &w2[..n]) + screlu_dot(&scratch.them, &w2[n..]) + b2[b]
     }
 
@@ -194,8 +200,9 @@ impl Net {
             *g += u + t;
         }
         for (features, acc) in [(us, &scratch.us), (them, &scratch.them)] {
+            let view = l.kings.view_of(features);
             for &f in features {
-                let at = usize::from(f) * n;
+                let at = view.input(usize::from(f)) * n;
                 for (g, &a) in gw1[at..at + n].iter_mut().zip(acc.iter()) {
                     *g += a;
                 }
@@ -224,6 +231,7 @@ impl Net {
         let wide = i32::from(i16::MAX);
         Quantised {
             hidden: self.layout.hidden,
+            kings: self.layout.kings,
             w1: w1.iter().map(|&x| q(x, QA, wide)).collect(),
             b1: b1.iter().map(|&x| q(x, QA, wide)).collect(),
             w2: w2.iter().map(|&x| q(x, QB, 127)).collect(),
@@ -240,7 +248,8 @@ impl Net {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Quantised {
     pub hidden: usize,
-    /// Feature-major: W1[f][j] at f·N + j.
+    pub kings: Kings,
+    /// Input-major: W1[i][j] at i·N + j.
     pub w1: Vec<i16>,
     pub b1: Vec<i16>,
     /// Per output bucket: the side to move's N, then the other side's N.
@@ -254,7 +263,8 @@ impl Quantised {
     /// forward pass (one implementation of it); `None` when the weights
     /// break the spec.
     pub fn network(&self) -> Option<crate::nnue::Network> {
-        crate::nnue::Network::from_parts(
+        crate::nnue::Network::from_parts_with_kings(
+            self.kings,
             self.hidden,
             self.w1.clone(),
             self.b1.clone(),
@@ -305,22 +315,33 @@ mod tests {
 
     #[test]
     fn the_gradient_matches_finite_differences() {
-        gradient_matches_finite_differences(1);
+        gradient_matches_finite_differences(1, Kings::NONE);
+    }
+
+    /// King buckets with mirroring: the positions below put the side to
+    /// move's king on e1 (bucket 0), f7 (f2 from Black's side: bucket 2)
+    /// and e1, the other king on e8 (e1 from its side: bucket 0), d5
+    /// (flipped to e5: bucket 3) and e8; each list's rows are those of its
+    /// king's bucket, flipped for the d5 king.
+    #[test]
+    fn the_gradient_of_a_king_bucketed_net_matches_finite_differences() {
+        gradient_matches_finite_differences(1, Kings::preset(4, true).expect("a preset"));
     }
 
     /// With 3 output buckets the positions below (32, 3 and 4 pieces) use
     /// buckets 2 and 0: bucket 1's weights get no gradient.
     #[test]
     fn the_gradient_of_a_bucketed_net_matches_finite_differences() {
-        gradient_matches_finite_differences(3);
+        gradient_matches_finite_differences(3, Kings::NONE);
     }
 
-    fn gradient_matches_finite_differences(buckets: usize) {
+    fn gradient_matches_finite_differences(buckets: usize, kings: Kings) {
         let mut rng = SplitMix64::new(7);
         let mut net = Net::random(
             Layout {
                 hidden: 16,
                 buckets,
+                kings,
             },
             &mut rng,
         );
@@ -354,11 +375,17 @@ mod tests {
         for (us, them, t) in &data {
             net.add_gradient(us, them, *t, k, &mut grad, &mut scratch);
         }
-        // Every touched weight: the rows of the features present, b1, w2, b2.
+        // Every touched weight: the rows of the features present (as their
+        // kings see them), b1, w2, b2.
+        let rows_of = |list: &Vec<u16>| {
+            let view = kings.view_of(list);
+            list.iter()
+                .map(move |&f| view.input(usize::from(f)))
+                .collect::<Vec<_>>()
+        };
         let mut rows: Vec<usize> = data
             .iter()
-            .flat_map(|(u, t, _)| u.iter().chain(t))
-            .map(|&f| usize::from(f))
+            .flat_map(|(u, t, _)| rows_of(u).into_iter().chain(rows_of(t)))
             .collect();
         rows.sort_unstable();
         rows.dedup();
@@ -383,7 +410,9 @@ mod tests {
         }
         assert!(checked > 100);
         // An untouched row has no gradient.
-        let absent = (0..INPUTS).find(|f| !rows.contains(f)).expect("a free row");
+        let absent = (0..kings.inputs())
+            .find(|f| !rows.contains(f))
+            .expect("a free row");
         assert!(
             grad[absent * 16..absent * 16 + 16]
                 .iter()
@@ -425,6 +454,7 @@ mod tests {
         let layout = Layout {
             hidden: 16,
             buckets: 1,
+            kings: Kings::NONE,
         };
         let mut net = Net {
             layout,

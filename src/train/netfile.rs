@@ -51,6 +51,7 @@ mod tests {
         let layout = Layout {
             hidden: n,
             buckets: 1,
+            kings: crate::nnue::format::Kings::NONE,
         };
         let mut net = Net {
             layout,

@@ -439,11 +439,7 @@ impl Controller {
 
     /// What the engine evaluates with, for the `EvalFile` reports.
     fn evaluation_name(&self) -> String {
-        let net = self.engine.net();
-        let shape = match net.buckets() {
-            1 => format!("{} hidden", net.hidden()),
-            b => format!("{} hidden, {b} output buckets", net.hidden()),
-        };
+        let shape = self.engine.net().shape();
         match self.options.eval_file.as_str() {
             "" => format!("embedded net ({shape})"),
             path => format!("net {path} ({shape})"),
