@@ -359,13 +359,7 @@ impl std::error::Error for NetError {}
 /// version, inputs, hidden size, constants, output buckets, length,
 /// checksum and the range of the output weights, in that order.
 pub fn check(bytes: &[u8]) -> Result<Shape, NetError> {
-    let u32_at = |at: usize| {
-        let mut b = [0; 4];
-        if let Some(s) = bytes.get(at..at + 4) {
-            b.copy_from_slice(s);
-        }
-        u32::from_le_bytes(b)
-    };
+    let u32_at = |at: usize| u32_at(bytes, at);
     if bytes.len() < HEADER_BYTES {
         return Err(NetError::TooShort { len: bytes.len() });
     }
@@ -461,13 +455,7 @@ pub fn check(bytes: &[u8]) -> Result<Shape, NetError> {
 /// count, the flags (bit 0: mirroring; no other bit exists) and the bucket
 /// of each of the 64 squares.
 fn kings_of(bytes: &[u8], hidden: usize) -> Result<Kings, NetError> {
-    let u32_at = |at: usize| {
-        let mut b = [0; 4];
-        if let Some(s) = bytes.get(at..at + 4) {
-            b.copy_from_slice(s);
-        }
-        u32::from_le_bytes(b)
-    };
+    let u32_at = |at: usize| u32_at(bytes, at);
     let bad = |what: String| Err(NetError::BadKings { what });
     let count = u32_at(HEADER_BYTES + 4) as usize;
     if !(1..=MAX_KING_BUCKETS).contains(&count) || count * hidden > MAX_HIDDEN {
@@ -498,4 +486,14 @@ fn kings_of(bytes: &[u8], hidden: usize) -> Result<Kings, NetError> {
         map,
         count,
     })
+}
+
+/// The little-endian u32 at `at`, 0 where `bytes` ends before it (the
+/// length check that follows names the fault).
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    let mut b = [0; 4];
+    if let Some(s) = bytes.get(at..at + 4) {
+        b.copy_from_slice(s);
+    }
+    u32::from_le_bytes(b)
 }
