@@ -24,6 +24,7 @@ import argparse
 import dataclasses
 import datetime
 import doctest
+import hashlib
 import json
 import math
 import os
@@ -795,7 +796,8 @@ def _adjudicate(adj: Adjudication, scores: list[Optional[int]], board: "chess.Bo
 
 
 class Match:
-    def __init__(self, cfg: Config, openings: list[str], total_pairs: int, seed: int):
+    def __init__(self, cfg: Config, openings: list[str], total_pairs: int, seed: int,
+                 journal: Optional["Journal"] = None):
         self.cfg = cfg
         self.args = cfg.args
         self.openings = openings
@@ -814,13 +816,29 @@ class Match:
         self.tally = PairTally(self.args.sprt)
         self.engines_by_side: dict[str, list[UciEngine]] = {side: [] for side in SIDES}
         self.log = UciLog(self.args.uci_log)
-        self.pgn_file = open(self.args.pgn, "w", encoding="utf-8") if self.args.pgn else None
+        self.journal = journal
+        self.resumed_games = 0
+        self.resumed_seconds = 0.0
+        # Pairs finished in earlier segments of this run (from the journal): not played again.
+        self.done_pairs: set[int] = set()
+        if journal is not None:
+            self.resumed_seconds = journal.elapsed_s
+            for g in journal.complete_pair_games():
+                self.done_pairs.add(g.pair)
+                self.games.append(g)
+                if self.tally.add_game(g.pair, g.tested_points(), _opponent_forfeit(g)):
+                    self.stop.set()  # decided before the stop: nothing more to play
+            self.resumed_games = len(self.games)
+        mode = "a" if self.resumed_games else "w"
+        self.pgn_file = open(self.args.pgn, mode, encoding="utf-8") if self.args.pgn else None
         self.all_engines: list[UciEngine] = []
         self.t_start = time.time()
 
     # -- work distribution ----------------------------------------------------
     def take_pair(self) -> Optional[int]:
         with self.lock:
+            while self.next_pair in self.done_pairs:
+                self.next_pair += 1
             if self.stop.is_set() or self.next_pair >= self.total_pairs:
                 return None
             p = self.next_pair
@@ -883,8 +901,9 @@ class Match:
             if self.pgn_file:
                 self.pgn_file.write(g.pgn + "\n\n")
                 self.pgn_file.flush()
-            opponent_forfeit = bool(g.failure and g.failure[0] == "opponent")
-            decision = self.tally.add_game(g.pair, g.tested_points(), opponent_forfeit)
+            if self.journal is not None:
+                self.journal.append(g, self.resumed_seconds + time.time() - self.t_start)
+            decision = self.tally.add_game(g.pair, g.tested_points(), _opponent_forfeit(g))
             if decision:
                 # No new pair starts. Games already running finish and are counted
                 # in the totals, but the decision and its figures are those of now.
@@ -1019,7 +1038,8 @@ class Match:
                 {"game": g.number, "kind": g.failure[1], "detail": g.failure[2]}
                 for g in sorted(self.games, key=lambda g: g.number) if g.failure and g.failure[0] == "engine"],
             "aborted": self.aborted, "fatal": self.fatal,
-            "elapsed_s": time.time() - self.t_start,
+            "elapsed_s": self.resumed_seconds + time.time() - self.t_start,
+            "resumed_games": self.resumed_games,
         }
 
     def report(self) -> dict:
@@ -1031,6 +1051,8 @@ class Match:
         out.append(f"Match: {E} vs {O}   {s['time_control']}   seed {s['seed']}   "
                    f"{s['elapsed_s']:.0f}s")
         out.append(f"Games: {s['games']} of {s['games_planned']} planned"
+                   + (f"  ({s['resumed_games']} of them from the journal {self.journal.path})"
+                      if self.journal is not None and s["resumed_games"] else "")
                    + ("  (ABORTED)" if s["aborted"] else "") + (f"  (STOPPED: {s['fatal']})" if s["fatal"] else ""))
         if s["games"]:
             out.append(f"Score of {E} vs {O}: W {s['wins']}  D {s['draws']}  L {s['losses']}  "
@@ -1104,7 +1126,114 @@ class Match:
     def close(self) -> None:
         if self.pgn_file:
             self.pgn_file.close()
+        if self.journal is not None:
+            self.journal.close()
         self.log.close()
+
+
+def _opponent_forfeit(g: GameResult) -> bool:
+    return bool(g.failure and g.failure[0] == "opponent")
+
+
+JOURNAL_FORMAT = "qilin-match-journal 1"
+
+
+class Journal:
+    """Every finished game of a run, one JSON line each after a header that holds the run's settings.
+
+    A run stopped from outside (the machine's session ends, the process is killed)
+    goes on when started again with the same settings and the same file: the games
+    of its complete pairs are counted again in the order they finished, so the SPRT
+    sees the one sequence of pairs it would have seen without the stop, and only the
+    pairs not yet complete are played. Other settings (another binary, option, limit,
+    seed, game count or SPRT bound) are refused: that would be another run.
+    """
+
+    def __init__(self, path: str, settings: dict):
+        self.path = path
+        self.games: list[GameResult] = []
+        self.elapsed_s = 0.0
+        self.records: list[str] = []
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            self._load(settings)
+        # Written afresh with the games of complete pairs only: a pair cut by the stop
+        # is played again whole, and its lone game must not meet its replay's.
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"format": JOURNAL_FORMAT, "settings": settings}, sort_keys=True) + "\n")
+            count = Counter(g.pair for g in self.games)
+            for g, line in zip(self.games, self.records):
+                if count[g.pair] == 2:
+                    f.write(line + "\n")
+        os.replace(tmp, path)
+        self.file = open(path, "a", encoding="utf-8")
+
+    def _load(self, settings: dict) -> None:
+        with open(self.path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        try:
+            head = json.loads(lines[0])
+        except ValueError:
+            raise UsageError(f"--journal {self.path}: not a match journal")
+        if not isinstance(head, dict) or head.get("format") != JOURNAL_FORMAT:
+            raise UsageError(f"--journal {self.path}: not a match journal ({JOURNAL_FORMAT})")
+        theirs = head.get("settings", {})
+        differ = sorted(k for k in set(theirs) | set(settings) if theirs.get(k) != settings.get(k))
+        if differ:
+            raise UsageError(f"--journal {self.path} belongs to another run: "
+                             + "; ".join(f"{k}: {theirs.get(k)!r} there, {settings.get(k)!r} now" for k in differ))
+        fields = {f.name for f in dataclasses.fields(GameResult)}
+        for i, line in enumerate(lines[1:], start=2):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                g = GameResult(**{k: v for k, v in rec["game"].items() if k in fields})
+                if g.failure is not None:
+                    g.failure = tuple(g.failure)  # type: ignore[assignment]
+                self.elapsed_s = float(rec.get("elapsed_s", self.elapsed_s))
+            except (ValueError, KeyError, TypeError):
+                if i == len(lines):  # the last line, cut short by a kill: that game is played again
+                    break
+                raise UsageError(f"--journal {self.path}: line {i} is not a game record")
+            self.games.append(g)
+            self.records.append(line)
+
+    def complete_pair_games(self) -> list[GameResult]:
+        """The games of pairs with both games, in the order they finished."""
+        count = Counter(g.pair for g in self.games)
+        return [g for g in self.games if count[g.pair] == 2]
+
+    def append(self, g: GameResult, elapsed_s: float) -> None:
+        rec = dataclasses.asdict(g)
+        rec.pop("pgn", None)
+        self.file.write(json.dumps({"game": rec, "elapsed_s": elapsed_s}) + "\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _file_sha256(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def journal_settings(args: argparse.Namespace, specs: dict[str, EngineSpec], total_pairs: int,
+                     seed: int) -> dict:
+    """What makes a run the same run: both engines (binary bytes included), every limit, the openings."""
+    def engine(sp: EngineSpec) -> dict:
+        exe = sp.cmd[0] if sp.cmd else ""
+        digest = _file_sha256(exe) if os.path.isfile(exe) else None
+        # an option naming a file (a net, a book) is that file's bytes too
+        files = {k: _file_sha256(v) for k, v in (sp.applied or {}).items() if os.path.isfile(str(v))}
+        return {"command": sp.cmd, "sha256": digest, "options": sp.applied, "option_files_sha256": files}
+    book = _file_sha256(args.openings)
+    return {"engine": engine(specs["engine"]), "opponent": engine(specs["opponent"]),
+            "tc": args.tc, "nodes": args.nodes, "depth": args.depth, "movetime": args.movetime,
+            "timemargin": args.timemargin, "max_plies": args.max_plies,
+            "adjudicate_draw": args.adjudicate_draw, "adjudicate_resign": args.adjudicate_resign,
+            "openings_sha256": book, "seed": seed, "pairs": total_pairs, "sprt": args.sprt}
 
 
 def _fmt_elo(e: float) -> str:
@@ -1159,6 +1288,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="win when both engines agree the score is beyond SCORE cp for MOVECOUNT moves each (off by default)")
     p.add_argument("--pgn", help="write all games to this PGN file")
     p.add_argument("--json", help="write the summary to this JSON file")
+    p.add_argument("--journal", metavar="FILE",
+                   help="write each finished game to FILE; started again with the same settings and FILE, "
+                        "the run goes on from its complete pairs (a match stopped from outside resumes)")
     p.add_argument("--event", default="Qilin lab match", help="PGN Event header")
     p.add_argument("--report-every", type=int, default=10, metavar="N", help="progress line every N games (default 10)")
     p.add_argument("--uci-log", metavar="FILE", help="log all UCI traffic (timestamped) to FILE")
@@ -1265,6 +1397,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     games = args.games if args.games is not None else (100000 if args.sprt else 100)
     total_pairs = (games + 1) // 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    journal = None
+    if args.journal:
+        if args.seed is None:
+            print("error: --journal needs --seed (a resumed run plays the same openings in the same order)",
+                  file=sys.stderr)
+            return 2
+        try:
+            journal = Journal(args.journal, journal_settings(args, specs, total_pairs, seed))
+        except UsageError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     cfg = Config(args, tc, adj, specs)
     if args.concurrency > (os.cpu_count() or 1):
         print(f"warning: --concurrency {args.concurrency} exceeds the {os.cpu_count()} CPUs; clocks will suffer",
@@ -1282,7 +1425,11 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
-    match = Match(cfg, openings, total_pairs, seed)
+    match = Match(cfg, openings, total_pairs, seed, journal)
+    if match.resumed_games:
+        print(f"resumed : {match.resumed_games} games ({len(match.done_pairs)} pairs) from {args.journal}"
+              + (f"; the SPRT was decided before the stop: {match.tally.decision['result']}"
+                 if match.tally.decision else ""), flush=True)
     threads = [threading.Thread(target=match.worker, args=(i,), daemon=True)
                for i in range(min(args.concurrency, total_pairs))]
     rc = 0

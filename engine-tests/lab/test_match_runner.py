@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -115,6 +116,33 @@ class MatchRunnerTest(unittest.TestCase):
         self.assertGreaterEqual(s["games"], dec["games"])
         self.assertAlmostEqual(sp["llr_all_games"], sprt.sprt_llr(s["pentanomial"]["list"], 100, 150), places=12)
         self.assertEqual(s["without_opponent_forfeits"]["pairs_dropped"], sum(s["pentanomial"]["list"]))
+
+    def test_a_journal_resumes_a_stopped_run_as_the_same_run(self):
+        """A run cut after 2.5 pairs and started again ends with what the whole run gives."""
+        first = self.fake("first")
+        args = ("--engine", first, "--opponent", first, "--games", "8", "--concurrency", "1")
+        whole_path = os.path.join(self.dir.name, "whole.jsonl")
+        whole = self.run_match(*args, "--journal", whole_path)
+        with open(whole_path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        self.assertEqual(len(lines), 1 + 8)  # the settings, then one line a game
+        # the same run stopped after five games: pairs 0 and 1 complete, pair 2 cut
+        cut_path = os.path.join(self.dir.name, "cut.jsonl")
+        with open(cut_path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines[:6]) + "\n")
+        resumed = self.run_match(*args, "--journal", cut_path)
+        self.assertIn("resumed : 4 games (2 pairs)", self.stdout)
+        self.assertEqual(resumed["resumed_games"], 4)
+        for key in ("games", "wins", "draws", "losses", "pentanomial", "terminations"):
+            self.assertEqual(resumed[key], whole[key], key)
+        with open(cut_path, encoding="utf-8") as f:
+            pairs = Counter(json.loads(line)["game"]["pair"] for line in f.read().splitlines()[1:])
+        self.assertEqual(pairs, Counter({0: 2, 1: 2, 2: 2, 3: 2}))
+        # another setting is another run: refused, the journal untouched
+        proc = subprocess.run([sys.executable, os.path.join(HERE, "match.py"), "--nodes", "2", "--seed", "1",
+                               *args, "--journal", cut_path], capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, 2, proc.stdout + proc.stderr)
+        self.assertIn("belongs to another run: nodes: 1 there, 2 now", proc.stderr)
 
 
 if __name__ == "__main__":
