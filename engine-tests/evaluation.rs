@@ -15,6 +15,27 @@ fn qilin(args: &[&str]) -> std::process::Output {
         .expect("run qilin")
 }
 
+/// What `qilin` wrote to its standard output, line by line.
+fn stdout_lines(out: &std::process::Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// `go <params>` in the position the engine holds: its search lines, after
+/// checking that the `bestmove` is one of the position's legal moves.
+fn go_to_a_legal_move(e: &mut Engine, params: &str, context: &str) -> Vec<String> {
+    let legal = e.legal_moves();
+    let lines = e.go(params);
+    let best = lines
+        .last()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .expect("bestmove");
+    assert!(legal.contains(best), "{context}{best} not in {legal:?}");
+    lines
+}
+
 /// A scratch folder for one test, removed when the test ends.
 struct Scratch(std::path::PathBuf);
 
@@ -50,10 +71,7 @@ fn the_embedded_net_is_the_default_evaluation() {
         "{lines:?}"
     );
     let cli = qilin(&["eval", ITALIAN]);
-    let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
-        .lines()
-        .map(String::from)
-        .collect();
+    let cli = stdout_lines(&cli);
     assert_eq!(lines, cli);
     e.close();
 }
@@ -73,10 +91,7 @@ fn eval_reports_known_endgames_and_check() {
         "{lines:?}"
     );
     let cli = qilin(&["eval", kpk]);
-    let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
-        .lines()
-        .map(String::from)
-        .collect();
+    let cli = stdout_lines(&cli);
     assert_eq!(lines, cli);
     e.send("position startpos moves e2e4 f7f6 d2d4 g7g5 d1h5");
     let lines = e.ask("eval");
@@ -257,13 +272,7 @@ fn a_net_set_by_evalfile_searches_and_evaluates() {
     for (position, chess960) in positions {
         e.send(&format!("setoption name UCI_Chess960 value {chess960}"));
         e.send(&format!("position {position}"));
-        let legal = e.legal_moves();
-        let lines = e.go("depth 6");
-        let best = lines
-            .last()
-            .and_then(|l| l.split_whitespace().nth(1))
-            .expect("bestmove");
-        assert!(legal.contains(best), "{position}: {best} not in {legal:?}");
+        let lines = go_to_a_legal_move(&mut e, "depth 6", &format!("{position}: "));
         assert!(
             lines.iter().all(|l| !l.contains("error")),
             "{position}: {lines:?}"
@@ -278,10 +287,7 @@ fn a_net_set_by_evalfile_searches_and_evaluates() {
     );
     let cli = qilin(&["eval", "--net", &net, ITALIAN]);
     assert!(cli.status.success());
-    let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
-        .lines()
-        .map(String::from)
-        .collect();
+    let cli = stdout_lines(&cli);
     assert_eq!(lines, cli);
     // `<empty>` goes back to the default evaluation, the embedded net.
     let lines = e.ask("setoption name EvalFile value <empty>");
@@ -308,13 +314,7 @@ fn a_net_with_output_buckets_searches_and_evaluates() {
         )]
     );
     e.send("position fen 4k3/1P6/8/3pP3/8/8/8/4K3 w - d6 0 2");
-    let legal = e.legal_moves();
-    let lines = e.go("depth 6");
-    let best = lines
-        .last()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .expect("bestmove");
-    assert!(legal.contains(best), "{best} not in {legal:?}");
+    go_to_a_legal_move(&mut e, "depth 6", "");
     e.send(&format!("position fen {ITALIAN}"));
     let lines = e.ask("eval");
     assert!(
@@ -323,10 +323,7 @@ fn a_net_with_output_buckets_searches_and_evaluates() {
     );
     assert!(lines[1].contains("from bucket 8 of 8"), "{lines:?}");
     let cli = qilin(&["eval", "--net", &net, ITALIAN]);
-    let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
-        .lines()
-        .map(String::from)
-        .collect();
+    let cli = stdout_lines(&cli);
     assert_eq!(lines, cli);
     e.close();
 }
@@ -352,13 +349,7 @@ fn a_net_with_king_buckets_searches_and_evaluates() {
     );
     // King moves across the d/e files and between ranks change the views.
     e.send("position fen 8/3k4/8/8/8/8/3PK3/8 w - - 0 1");
-    let legal = e.legal_moves();
-    let lines = e.go("depth 8");
-    let best = lines
-        .last()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .expect("bestmove");
-    assert!(legal.contains(best), "{best} not in {legal:?}");
+    go_to_a_legal_move(&mut e, "depth 8", "");
     // White's king on c1: flipped to f1, bucket 1; Black's on g8 (g1 from
     // its side): bucket 2.
     let fen = "6k1/5ppp/8/8/8/8/5PPP/2K5 w - - 0 1";
@@ -373,10 +364,7 @@ fn a_net_with_king_buckets_searches_and_evaluates() {
         "net inputs: White's king in bucket 1 of 4, the board flipped a-h; Black's king in bucket 2 of 4"
     );
     let cli = qilin(&["eval", "--net", &net, fen]);
-    let cli: Vec<String> = String::from_utf8_lossy(&cli.stdout)
-        .lines()
-        .map(String::from)
-        .collect();
+    let cli = stdout_lines(&cli);
     assert_eq!(lines, cli);
     e.close();
 }

@@ -823,7 +823,7 @@ class Match:
         self.done_pairs: set[int] = set()
         if journal is not None:
             self.resumed_seconds = journal.elapsed_s
-            for g in journal.complete_pair_games():
+            for g in journal.games:
                 self.done_pairs.add(g.pair)
                 self.games.append(g)
                 if self.tally.add_game(g.pair, g.tested_points(), _opponent_forfeit(g)):
@@ -1151,24 +1151,22 @@ class Journal:
 
     def __init__(self, path: str, settings: dict):
         self.path = path
-        self.games: list[GameResult] = []
         self.elapsed_s = 0.0
-        self.records: list[str] = []
-        if os.path.exists(path) and os.path.getsize(path) > 0:
-            self._load(settings)
-        # Written afresh with the games of complete pairs only: a pair cut by the stop
-        # is played again whole, and its lone game must not meet its replay's.
+        found = self._load(settings) if os.path.exists(path) and os.path.getsize(path) > 0 else []
+        # Only the games of complete pairs, in the order they finished: a pair cut by
+        # the stop is played again whole, and its lone game must not meet its replay's.
+        count = Counter(g.pair for g, _ in found)
+        kept = [(g, line) for g, line in found if count[g.pair] == 2]
+        self.games: list[GameResult] = [g for g, _ in kept]
         tmp = path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(json.dumps({"format": JOURNAL_FORMAT, "settings": settings}, sort_keys=True) + "\n")
-            count = Counter(g.pair for g in self.games)
-            for g, line in zip(self.games, self.records):
-                if count[g.pair] == 2:
-                    f.write(line + "\n")
+            f.writelines(line + "\n" for _, line in kept)
         os.replace(tmp, path)
         self.file = open(path, "a", encoding="utf-8")
 
-    def _load(self, settings: dict) -> None:
+    def _load(self, settings: dict) -> list[tuple[GameResult, str]]:
+        """The games recorded (each with its line), after checking the settings."""
         with open(self.path, encoding="utf-8") as f:
             lines = f.read().split("\n")
         try:
@@ -1183,6 +1181,7 @@ class Journal:
             raise UsageError(f"--journal {self.path} belongs to another run: "
                              + "; ".join(f"{k}: {theirs.get(k)!r} there, {settings.get(k)!r} now" for k in differ))
         fields = {f.name for f in dataclasses.fields(GameResult)}
+        found = []
         for i, line in enumerate(lines[1:], start=2):
             if not line.strip():
                 continue
@@ -1196,13 +1195,8 @@ class Journal:
                 if i == len(lines):  # the last line, cut short by a kill: that game is played again
                     break
                 raise UsageError(f"--journal {self.path}: line {i} is not a game record")
-            self.games.append(g)
-            self.records.append(line)
-
-    def complete_pair_games(self) -> list[GameResult]:
-        """The games of pairs with both games, in the order they finished."""
-        count = Counter(g.pair for g in self.games)
-        return [g for g in self.games if count[g.pair] == 2]
+            found.append((g, line))
+        return found
 
     def append(self, g: GameResult, elapsed_s: float) -> None:
         rec = dataclasses.asdict(g)

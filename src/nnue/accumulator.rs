@@ -66,11 +66,7 @@ impl Accumulator {
             if view == self.views[i] {
                 apply_change(net, perspective, view, change, lanes, None);
             } else {
-                fill(
-                    net,
-                    features::active(after, perspective).map(|f| view.input(f)),
-                    lanes,
-                );
+                fill_view(net, after, perspective, view, lanes);
                 self.views[i] = view;
             }
         }
@@ -143,17 +139,19 @@ fn apply_change(
 fn refresh(net: &Network, board: &Board, values: &mut [i16]) -> [View; 2] {
     let views = [net.view(board, Color::White), net.view(board, Color::Black)];
     let (white, black) = values.split_at_mut(net.hidden());
-    fill(
-        net,
-        features::active(board, Color::White).map(|f| views[0].input(f)),
-        white,
-    );
-    fill(
-        net,
-        features::active(board, Color::Black).map(|f| views[1].input(f)),
-        black,
-    );
+    fill_view(net, board, Color::White, views[0], white);
+    fill_view(net, board, Color::Black, views[1], black);
     views
+}
+
+/// `out` = the accumulator of `perspective` in `view` for `board`, from
+/// scratch.
+fn fill_view(net: &Network, board: &Board, perspective: Color, view: View, out: &mut [i16]) {
+    fill(
+        net,
+        features::active(board, perspective).map(|f| view.input(f)),
+        out,
+    );
 }
 
 /// `acc = bias + the rows of `active``, four rows a pass.
@@ -215,20 +213,15 @@ impl RefreshCache {
         board: &Board,
         out: &mut [i16],
     ) {
-        let bucket = view.offset / super::format::INPUTS;
-        let entry =
-            (perspective as usize * net.kings().count + bucket) * 2 + usize::from(view.flip != 0);
+        let entry = (perspective as usize * net.kings().count + view.bucket()) * 2
+            + usize::from(view.flipped());
         let (Some(lanes), Some(held)) = (
             self.values
                 .get_mut(entry * self.hidden..(entry + 1) * self.hidden),
             self.pieces.get_mut(entry),
         ) else {
             // Not a view of this net: built from scratch.
-            fill(
-                net,
-                features::active(board, perspective).map(|f| view.input(f)),
-                out,
-            );
+            fill_view(net, board, perspective, view, out);
             return;
         };
         for color in Color::ALL {

@@ -63,6 +63,16 @@ impl View {
     pub const fn input(self, f: usize) -> usize {
         self.offset + (f ^ self.flip)
     }
+
+    /// The king bucket this view reads (0-based).
+    pub const fn bucket(self) -> usize {
+        self.offset / INPUTS
+    }
+
+    /// Whether this view flips the board a-h.
+    pub const fn flipped(self) -> bool {
+        self.flip != 0
+    }
 }
 
 impl Kings {

@@ -94,18 +94,15 @@ pub fn describe(net: &Network, pos: &Chess) -> Vec<String> {
     if net.kings_choose_inputs() {
         let side = |color: Color| {
             let view = net.view(pos.board(), color);
-            let flipped = if view.flip != 0 {
+            let flipped = if view.flipped() {
                 ", the board flipped a-h"
             } else {
                 ""
             };
-            let name = match color {
-                Color::White => "White",
-                Color::Black => "Black",
-            };
+            let name = color.fold_wb("White", "Black");
             format!(
                 "{name}'s king in bucket {} of {}{flipped}",
-                view.offset / network::INPUTS + 1,
+                view.bucket() + 1,
                 net.kings().count
             )
         };

@@ -868,6 +868,21 @@ mod tests {
         )
     }
 
+    /// `config` trained 2 epochs in one run and in two runs of one epoch
+    /// each, which must end in the same state: that state and both folders.
+    fn trained_whole_and_in_halves(
+        config: &Config,
+        samples: &Samples,
+        tag: &str,
+    ) -> (State, PathBuf, PathBuf) {
+        let whole = scratch_dir(&format!("{tag}-whole"));
+        let halves = scratch_dir(&format!("{tag}-halves"));
+        let uninterrupted = trained(config, samples, &whole, 2);
+        train(config, samples, &halves, Some(1), &|_| {}).expect("epoch 1");
+        assert_eq!(trained(config, samples, &halves, 2), uninterrupted);
+        (uninterrupted, whole, halves)
+    }
+
     #[test]
     fn a_seed_gives_the_same_net_whatever_the_threads() {
         let samples = synthetic(1500, 11);
@@ -993,10 +1008,7 @@ mod tests {
     fn a_bucketed_run_writes_a_version_2_net_and_resumes() {
         let samples = synthetic(1000, 13);
         let bucketed = config_with(|h| h.output_buckets = 4);
-        let (whole, halves) = (scratch_dir("b-whole"), scratch_dir("b-halves"));
-        let uninterrupted = trained(&bucketed, &samples, &whole, 2);
-        train(&bucketed, &samples, &halves, Some(1), &|_| {}).expect("epoch 1");
-        assert_eq!(trained(&bucketed, &samples, &halves, 2), uninterrupted);
+        let (uninterrupted, whole, halves) = trained_whole_and_in_halves(&bucketed, &samples, "b");
         let bytes = std::fs::read(whole.join(NET_FILE)).expect("net");
         assert_eq!(bytes[8..12], 2u32.to_le_bytes());
         let net = crate::nnue::Network::from_bytes(&bytes).expect("a version-2 net");
@@ -1029,10 +1041,7 @@ mod tests {
             h.king_buckets = 4;
             h.king_mirror = true;
         });
-        let (whole, halves) = (scratch_dir("k-whole"), scratch_dir("k-halves"));
-        let uninterrupted = trained(&kinged, &samples, &whole, 2);
-        train(&kinged, &samples, &halves, Some(1), &|_| {}).expect("epoch 1");
-        assert_eq!(trained(&kinged, &samples, &halves, 2), uninterrupted);
+        let (uninterrupted, whole, halves) = trained_whole_and_in_halves(&kinged, &samples, "k");
         let bytes = std::fs::read(whole.join(NET_FILE)).expect("net");
         assert_eq!(bytes[8..12], 3u32.to_le_bytes());
         let net = crate::nnue::Network::from_bytes(&bytes).expect("a version-3 net");
