@@ -67,7 +67,7 @@ fn the_embedded_net_is_the_default_evaluation() {
     e.send(&format!("position fen {ITALIAN}"));
     let lines = e.ask("eval");
     assert!(
-        lines[0].starts_with("net: (768 -> 128) x 2 -> 1"),
+        lines[0].starts_with("net: (768 -> 128) x 2 -> 8"),
         "{lines:?}"
     );
     let cli = qilin(&["eval", ITALIAN]);
@@ -291,7 +291,10 @@ fn a_net_set_by_evalfile_searches_and_evaluates() {
     assert_eq!(lines, cli);
     // `<empty>` goes back to the default evaluation, the embedded net.
     let lines = e.ask("setoption name EvalFile value <empty>");
-    assert_eq!(lines, ["info string evaluation: embedded net (128 hidden)"]);
+    assert_eq!(
+        lines,
+        ["info string evaluation: embedded net (128 hidden, 8 output buckets, mirrored)"]
+    );
     assert!(e.ask("eval")[0].starts_with("net: (768 -> 128)"));
     e.close();
 }
@@ -389,7 +392,8 @@ fn a_damaged_net_file_is_refused_with_one_error() {
     assert!(
         lines[0].starts_with(&format!(
             "info string error: EvalFile '{damaged}': net file damaged: checksum "
-        )) && lines[0].ends_with("; keeping the embedded net (128 hidden)"),
+        )) && lines[0]
+            .ends_with("; keeping the embedded net (128 hidden, 8 output buckets, mirrored)"),
         "{lines:?}"
     );
     assert!(e.ask("eval")[0].starts_with("net: (768 -> 128)"));
