@@ -1,7 +1,7 @@
 # Qilin. `make` builds ./qilin (or EXE=path, as OpenBench expects; on
 # Windows the file is EXE.exe), `make run` starts it in UCI mode, `make test`
 # runs what CI runs. `make EVALFILE=path/to/net.nnue` embeds that net
-# instead of nets/qilin-net-2.nnue (build.rs checks it; a path relative to
+# instead of nets/qilin-net-3.nnue (build.rs checks it; a path relative to
 # this folder or absolute).
 EXE ?= qilin
 CARGO ?= cargo

@@ -2,7 +2,7 @@
 //!
 //! - `EVALFILE` (environment, or a `make EVALFILE=…` variable, as OpenBench
 //!   passes it) names the net to embed, a path relative to this folder or
-//!   absolute; without it the built-in `nets/qilin-net-2.nnue`. The file is
+//!   absolute; without it the built-in `nets/qilin-net-3.nnue`. The file is
 //!   checked here by `src/nnue/format.rs`, the same check the engine makes
 //!   of a net loaded at run time, so a net of the wrong shape or version
 //!   fails the build with the reason instead of the engine at start-up.
@@ -18,7 +18,7 @@ mod format;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const DEFAULT_NET: &str = "nets/qilin-net-2.nnue";
+const DEFAULT_NET: &str = "nets/qilin-net-3.nnue";
 
 fn main() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());

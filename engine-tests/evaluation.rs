@@ -67,7 +67,7 @@ fn the_embedded_net_is_the_default_evaluation() {
     e.send(&format!("position fen {ITALIAN}"));
     let lines = e.ask("eval");
     assert!(
-        lines[0].starts_with("net: (768 -> 128) x 2 -> 8"),
+        lines[0].starts_with("net: (768 -> 256) x 2 -> 8"),
         "{lines:?}"
     );
     let cli = qilin(&["eval", ITALIAN]);
@@ -293,9 +293,9 @@ fn a_net_set_by_evalfile_searches_and_evaluates() {
     let lines = e.ask("setoption name EvalFile value <empty>");
     assert_eq!(
         lines,
-        ["info string evaluation: embedded net (128 hidden, 8 output buckets, mirrored)"]
+        ["info string evaluation: embedded net (256 hidden, 8 output buckets, mirrored)"]
     );
-    assert!(e.ask("eval")[0].starts_with("net: (768 -> 128)"));
+    assert!(e.ask("eval")[0].starts_with("net: (768 -> 256)"));
     e.close();
 }
 
@@ -393,10 +393,10 @@ fn a_damaged_net_file_is_refused_with_one_error() {
         lines[0].starts_with(&format!(
             "info string error: EvalFile '{damaged}': net file damaged: checksum "
         )) && lines[0]
-            .ends_with("; keeping the embedded net (128 hidden, 8 output buckets, mirrored)"),
+            .ends_with("; keeping the embedded net (256 hidden, 8 output buckets, mirrored)"),
         "{lines:?}"
     );
-    assert!(e.ask("eval")[0].starts_with("net: (768 -> 128)"));
+    assert!(e.ask("eval")[0].starts_with("net: (768 -> 256)"));
     e.ask(&format!("setoption name EvalFile value {good}"));
     let lines = e.ask(&format!("setoption name EvalFile value {short}"));
     assert_eq!(

@@ -21,7 +21,7 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 /// The net compiled into the binary, the default evaluation: the file
-/// `EVALFILE` named at build time, by default `nets/qilin-net-2.nnue`
+/// `EVALFILE` named at build time, by default `nets/qilin-net-3.nnue`
 /// (`nets/README.md` says how it was made and measured). `build.rs` has
 /// checked it with `format::check`.
 const EMBEDDED: &[u8] = include_bytes!(env!("QILIN_EVALFILE"));
