@@ -54,12 +54,13 @@ clippy:
 unit-and-engine-tests:
 	$(CARGO) test --release --locked
 
-# The strength lab's statistics (Elo, the exact SPRT) and the SPSA tuner's
-# arithmetic and files: standard-library Python, a few seconds. `lab-test` adds
-# match.py run against fake engines (python-chess).
+# The strength lab's statistics (Elo, the exact SPRT, two runs compared pair by
+# pair) and the SPSA tuner's arithmetic and files: standard-library Python, a
+# few seconds. `lab-test` adds match.py run against fake engines (python-chess).
 lab-unit:
 	$(LAB_PYTHON) -m unittest discover -s engine-tests/lab -p 'test_match_stats.py'
 	$(LAB_PYTHON) -m unittest discover -s engine-tests/lab -p 'test_spsa.py'
+	$(LAB_PYTHON) -m unittest discover -s engine-tests/lab -p 'test_paired.py'
 
 lab-test: lab-venv
 	$(LAB_VENV)/bin/python -m unittest discover -s engine-tests/lab -p 'test_*.py'
