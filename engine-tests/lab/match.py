@@ -1138,6 +1138,39 @@ def _opponent_forfeit(g: GameResult) -> bool:
 JOURNAL_FORMAT = "qilin-match-journal 1"
 
 
+def read_journal(path: str) -> tuple[dict, list[tuple[GameResult, str]], float]:
+    """A journal's settings, its games (each with its line) and the seconds of play it records.
+
+    A last line cut short by a kill is left out: that game is played again.
+    """
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    try:
+        head = json.loads(lines[0])
+    except ValueError:
+        raise UsageError(f"--journal {path}: not a match journal")
+    if not isinstance(head, dict) or head.get("format") != JOURNAL_FORMAT:
+        raise UsageError(f"--journal {path}: not a match journal ({JOURNAL_FORMAT})")
+    fields = {f.name for f in dataclasses.fields(GameResult)}
+    found = []
+    elapsed_s = 0.0
+    for i, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            g = GameResult(**{k: v for k, v in rec["game"].items() if k in fields})
+            if g.failure is not None:
+                g.failure = tuple(g.failure)  # type: ignore[assignment]
+            elapsed_s = float(rec.get("elapsed_s", elapsed_s))
+        except (ValueError, KeyError, TypeError):
+            if i == len(lines):  # the last line, cut short by a kill: that game is played again
+                break
+            raise UsageError(f"--journal {path}: line {i} is not a game record")
+        found.append((g, line))
+    return head.get("settings", {}), found, elapsed_s
+
+
 class Journal:
     """Every finished game of a run, one JSON line each after a header that holds the run's settings.
 
@@ -1167,35 +1200,11 @@ class Journal:
 
     def _load(self, settings: dict) -> list[tuple[GameResult, str]]:
         """The games recorded (each with its line), after checking the settings."""
-        with open(self.path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-        try:
-            head = json.loads(lines[0])
-        except ValueError:
-            raise UsageError(f"--journal {self.path}: not a match journal")
-        if not isinstance(head, dict) or head.get("format") != JOURNAL_FORMAT:
-            raise UsageError(f"--journal {self.path}: not a match journal ({JOURNAL_FORMAT})")
-        theirs = head.get("settings", {})
+        theirs, found, self.elapsed_s = read_journal(self.path)
         differ = sorted(k for k in set(theirs) | set(settings) if theirs.get(k) != settings.get(k))
         if differ:
             raise UsageError(f"--journal {self.path} belongs to another run: "
                              + "; ".join(f"{k}: {theirs.get(k)!r} there, {settings.get(k)!r} now" for k in differ))
-        fields = {f.name for f in dataclasses.fields(GameResult)}
-        found = []
-        for i, line in enumerate(lines[1:], start=2):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                g = GameResult(**{k: v for k, v in rec["game"].items() if k in fields})
-                if g.failure is not None:
-                    g.failure = tuple(g.failure)  # type: ignore[assignment]
-                self.elapsed_s = float(rec.get("elapsed_s", self.elapsed_s))
-            except (ValueError, KeyError, TypeError):
-                if i == len(lines):  # the last line, cut short by a kill: that game is played again
-                    break
-                raise UsageError(f"--journal {self.path}: line {i} is not a game record")
-            found.append((g, line))
         return found
 
     def append(self, g: GameResult, elapsed_s: float) -> None:

@@ -8,59 +8,33 @@ the same opening in both, each played once with each colour. When the tested
 engine changed between them (another net, another search) and the opponent did
 not, the difference of the two pair scores removes the openings' own share of the
 variance: a paired comparison is sharper than setting the two runs' Elo figures
-side by side. Only pairs complete in both journals count. Standard library only.
+side by side. Only pairs complete in both journals count. Standard library only
+(match.py's journal reader, which needs no python-chess).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
+import os
 import sys
 from typing import Optional
 
-JOURNAL_FORMAT = "qilin-match-journal 1"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import match  # noqa: E402  (its journal reader; python-chess is not needed for it)
+from sprt import Z95  # noqa: E402
+
 # The settings that decide which opening pair k plays; both journals must agree on them.
 SAME_OPENINGS = ("seed", "openings_sha256", "pairs")
-Z95 = 1.959963984540054
 
 
-class JournalError(Exception):
-    pass
-
-
-def read_journal(path: str) -> tuple[dict, dict[int, float]]:
-    """The run's settings and the tested engine's points in each complete pair (0 to 2)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = [line for line in f.read().split("\n") if line.strip()]
-    except OSError as e:
-        raise JournalError(f"{path}: {e.strerror}")
-    try:
-        head = json.loads(lines[0]) if lines else None
-    except ValueError:
-        head = None
-    if not isinstance(head, dict) or head.get("format") != JOURNAL_FORMAT:
-        raise JournalError(f"{path}: not a match journal ({JOURNAL_FORMAT})")
+def pair_points(path: str) -> tuple[dict, dict[int, float]]:
+    """A journal's settings and the tested engine's points in each complete pair (0 to 2)."""
+    settings, games, _ = match.read_journal(path)
     points: dict[int, list[float]] = {}
-    for number, line in enumerate(lines[1:], start=2):
-        try:
-            game = json.loads(line)["game"]
-            pair = int(game["pair"])
-            white = bool(game["tested_white"])
-            result = game["result"]
-        except (ValueError, KeyError, TypeError):
-            if number == len(lines):  # the last line, cut short by a kill
-                break
-            raise JournalError(f"{path}: line {number} is not a game record")
-        if result == "1/2-1/2":
-            p = 0.5
-        elif result in ("1-0", "0-1"):
-            p = 1.0 if (result == "1-0") == white else 0.0
-        else:
-            raise JournalError(f"{path}: line {number}: result {result!r}")
-        points.setdefault(pair, []).append(p)
-    return head.get("settings", {}), {k: sum(v) for k, v in points.items() if len(v) == 2}
+    for g, _ in games:
+        points.setdefault(g.pair, []).append(g.tested_points())
+    return settings, {k: sum(v) for k, v in points.items() if len(v) == 2}
 
 
 def compare(new: dict[int, float], old: dict[int, float]) -> Optional[dict]:
@@ -91,9 +65,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("old", help="journal of the engine before the change, same seed and book")
     args = parser.parse_args(argv)
     try:
-        new_settings, new = read_journal(args.new)
-        old_settings, old = read_journal(args.old)
-    except JournalError as e:
+        new_settings, new = pair_points(args.new)
+        old_settings, old = pair_points(args.old)
+    except OSError as e:
+        print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    except match.UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     differ = [k for k in SAME_OPENINGS if new_settings.get(k) != old_settings.get(k)]

@@ -21,9 +21,11 @@ SETTINGS = {"seed": 7, "openings_sha256": "ab", "pairs": 3}
 def _journal(directory: str, name: str, games: list[tuple[int, bool, str]], settings: dict) -> str:
     path = os.path.join(directory, name)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(json.dumps({"format": paired.JOURNAL_FORMAT, "settings": settings}) + "\n")
-        for pair, white, result in games:
-            f.write(json.dumps({"game": {"pair": pair, "tested_white": white, "result": result}}) + "\n")
+        f.write(json.dumps({"format": paired.match.JOURNAL_FORMAT, "settings": settings}) + "\n")
+        for number, (pair, white, result) in enumerate(games, start=1):
+            game = {"number": number, "pair": pair, "tested_white": white, "result": result,
+                    "reason": "test", "termination": "normal", "plies": 40}
+            f.write(json.dumps({"game": game}) + "\n")
     return path
 
 
@@ -39,8 +41,8 @@ class PairedTest(unittest.TestCase):
             old = _journal(d, "old.jsonl", [
                 (0, True, "1/2-1/2"), (0, False, "1/2-1/2"), (1, True, "0-1"), (1, False, "0-1"),
                 (2, True, "0-1"), (2, False, "1/2-1/2")], SETTINGS)
-            _, a = paired.read_journal(new)
-            _, b = paired.read_journal(old)
+            _, a = paired.pair_points(new)
+            _, b = paired.pair_points(old)
             self.assertEqual(a, {0: 2.0, 1: 1.0, 2: 1.5})
             self.assertEqual(b, {0: 1.0, 1: 1.0, 2: 0.5})
             r = paired.compare(a, b)
@@ -65,8 +67,8 @@ class PairedTest(unittest.TestCase):
             path = os.path.join(d, "x.jsonl")
             with open(path, "w", encoding="utf-8") as f:
                 f.write("hello\n")
-            with self.assertRaises(paired.JournalError):
-                paired.read_journal(path)
+            with self.assertRaises(paired.match.UsageError):
+                paired.pair_points(path)
 
 
 if __name__ == "__main__":
