@@ -126,6 +126,10 @@ search_params! {
     see_quiet_depth = 8, 4..=14, 1;
     /// Quiet SEE threshold: minus this times the reduced depth squared.
     see_quiet_margin = 30, 5..=80, 3;
+    /// History pruning of late quiet moves up to this depth (0: off)...
+    history_prune_depth = 0, 0..=6, 1;
+    /// ...when their history is below minus this much per ply of depth.
+    history_prune_margin = 4096, 512..=12288, 384;
     /// SEE pruning of captures up to this depth.
     see_noisy_depth = 6, 3..=12, 1;
     /// Capture SEE threshold: minus this times the depth.
@@ -153,6 +157,9 @@ search_params! {
     lmr_tt_capture = 1024, 0..=2048, 100;
     /// Less reduction for captures, in 1/1024 of a ply.
     lmr_noisy = 1024, 0..=2048, 100;
+    /// Less reduction, in 1/1024 plies, at a non-PV node whose position was
+    /// on a principal variation when the TT stored it (0: off).
+    lmr_tt_pv = 0, 0..=2048, 100;
 
     /// Singular extension from this depth.
     singular_min_depth = 7, 4..=12, 1;

@@ -23,6 +23,9 @@ pub struct TtEntry {
     pub eval: i32,
     pub depth: i32,
     pub bound: Bound,
+    /// The node was on a principal variation when it was stored (or at a
+    /// store before, at the same position).
+    pub pv: bool,
 }
 
 impl TtEntry {
@@ -101,11 +104,16 @@ pub fn score_from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
-fn pack(mv: u16, score: i32, eval: i32, depth: i32, bound: Bound, age: u8) -> u64 {
+// Depth takes 7 bits (a search never goes past MAX_PLY = 128 plies) and the
+// PV flag the eighth bit of its byte.
+const _: () = assert!(crate::score::MAX_PLY <= 128);
+
+fn pack(mv: u16, score: i32, eval: i32, depth: i32, bound: Bound, pv: bool, age: u8) -> u64 {
     (mv as u64)
         | ((score as i16 as u16 as u64) << 16)
         | ((eval as i16 as u16 as u64) << 32)
-        | ((depth.clamp(0, 255) as u64) << 48)
+        | ((depth.clamp(0, 127) as u64) << 48)
+        | ((pv as u64) << 55)
         | ((bound as u64) << 56)
         | (((age & 0x3f) as u64) << 58)
 }
@@ -121,8 +129,9 @@ fn unpack(data: u64) -> (TtEntry, u8) {
             mv: data as u16,
             score: (data >> 16) as u16 as i16 as i32,
             eval: (data >> 32) as u16 as i16 as i32,
-            depth: ((data >> 48) & 0xff) as i32,
+            depth: ((data >> 48) & 0x7f) as i32,
             bound,
+            pv: (data >> 55) & 1 == 1,
         },
         ((data >> 58) & 0x3f) as u8,
     )
@@ -251,7 +260,17 @@ impl TranspositionTable {
         })
     }
 
-    pub fn store(&self, key: u64, mv: u16, score: i32, eval: i32, depth: i32, bound: Bound) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &self,
+        key: u64,
+        mv: u16,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+        pv: bool,
+    ) {
         let age = self.age.load(Ordering::Relaxed) & 0x3f;
         let bucket = self.bucket(key);
         let mut victim = &bucket.0[0];
@@ -270,7 +289,7 @@ impl TranspositionTable {
                     return;
                 }
                 let mv = if mv == 0 { old.mv } else { mv };
-                let data = pack(mv, score, eval, depth, bound, age);
+                let data = pack(mv, score, eval, depth, bound, pv, age);
                 slot.data.store(data, Ordering::Relaxed);
                 slot.check.store(key ^ data, Ordering::Relaxed);
                 return;
@@ -282,7 +301,7 @@ impl TranspositionTable {
                 victim = slot;
             }
         }
-        let data = pack(mv, score, eval, depth, bound, age);
+        let data = pack(mv, score, eval, depth, bound, pv, age);
         victim.data.store(data, Ordering::Relaxed);
         victim.check.store(key ^ data, Ordering::Relaxed);
     }
@@ -313,7 +332,7 @@ mod tests {
     #[test]
     fn store_and_probe_round_trip() {
         let tt = TranspositionTable::new(1, 1).expect("tt");
-        tt.store(0xdead_beef, 1234, -250, 17, 9, Bound::Lower);
+        tt.store(0xdead_beef, 1234, -250, 17, 9, Bound::Lower, true);
         assert_eq!(
             tt.probe(0xdead_beef),
             Some(TtEntry {
@@ -321,10 +340,22 @@ mod tests {
                 score: -250,
                 eval: 17,
                 depth: 9,
-                bound: Bound::Lower
+                bound: Bound::Lower,
+                pv: true,
             })
         );
         assert_eq!(tt.probe(0xdead_bef0), None);
+    }
+
+    #[test]
+    fn the_pv_flag_and_the_deepest_depth_keep_apart() {
+        let tt = TranspositionTable::new(1, 1).expect("tt");
+        tt.store(7, 1, -1, -1, 127, Bound::Upper, false);
+        let e = tt.probe(7).expect("stored");
+        assert_eq!((e.depth, e.pv, e.bound), (127, false, Bound::Upper));
+        tt.store(8, 1, 1, 1, 0, Bound::Exact, true);
+        let e = tt.probe(8).expect("stored");
+        assert_eq!((e.depth, e.pv, e.bound), (0, true, Bound::Exact));
     }
 
     #[test]
@@ -349,7 +380,7 @@ mod tests {
     #[test]
     fn clear_empties_the_table() {
         let tt = TranspositionTable::new(1, 2).expect("tt");
-        tt.store(42, 1, 2, 3, 4, Bound::Exact);
+        tt.store(42, 1, 2, 3, 4, Bound::Exact, false);
         tt.clear(2);
         assert_eq!(tt.probe(42), None);
         assert_eq!(tt.hashfull(), 0);

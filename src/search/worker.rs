@@ -520,6 +520,8 @@ impl<'a> Worker<'a> {
 
         let excluded = self.stack[ply].excluded;
         let tt = self.shared.tt.probe(key);
+        // On a principal variation now, or when the TT stored this position.
+        let tt_pv = PV || tt.is_some_and(|e| e.pv);
         if let Some(e) = tt
             && !PV
             && excluded.is_none()
@@ -566,6 +568,7 @@ impl<'a> Worker<'a> {
                         raw,
                         (depth + 6).min(MAX_PLY as i32 - 1),
                         bound,
+                        tt_pv,
                     );
                     return score;
                 }
@@ -722,6 +725,7 @@ impl<'a> Worker<'a> {
                         raw,
                         depth - (p::probcut_reduction() - 1),
                         Bound::Lower,
+                        tt_pv,
                     );
                     return score;
                 }
@@ -804,6 +808,14 @@ impl<'a> Worker<'a> {
                         picker.skip_quiets();
                         continue;
                     }
+                    // History pruning: a late quiet move that has failed
+                    // again and again elsewhere.
+                    if depth <= p::history_prune_depth()
+                        && self.history.quiet_score(pos.turn(), m, &context)
+                            < -p::history_prune_margin() * depth
+                    {
+                        continue;
+                    }
                     if lmr_depth <= p::see_quiet_depth()
                         && self.on(Feature::SeePruning)
                         && !see_ge(pos, m, -p::see_quiet_margin() * lmr_depth * lmr_depth)
@@ -837,6 +849,7 @@ impl<'a> Worker<'a> {
                     let one = RESOLUTION;
                     let mut fine = self.reduction(depth, tried);
                     fine -= p::lmr_pv() * i32::from(PV);
+                    fine -= p::lmr_tt_pv() * i32::from(tt_pv && !PV);
                     fine += p::lmr_cut_node() * i32::from(cut_node);
                     fine += p::lmr_not_improving() * i32::from(!improving);
                     fine -= p::lmr_gives_check() * i32::from(gives_check);
@@ -941,6 +954,7 @@ impl<'a> Worker<'a> {
                 evaluated.map_or(0, |(_, raw)| raw),
                 depth,
                 bound,
+                tt_pv,
             );
             // Teach the correction what the search found, where the score is
             // a fact about the evaluation: not a capture's gain, not a
@@ -1116,6 +1130,7 @@ impl<'a> Worker<'a> {
             raw_eval,
             0,
             bound,
+            PV || tt.is_some_and(|e| e.pv),
         );
         best_score
     }
