@@ -126,10 +126,6 @@ search_params! {
     see_quiet_depth = 8, 4..=14, 1;
     /// Quiet SEE threshold: minus this times the reduced depth squared.
     see_quiet_margin = 30, 5..=80, 3;
-    /// History pruning of late quiet moves up to this depth (0: off)...
-    history_prune_depth = 0, 0..=6, 1;
-    /// ...when their history is below minus this much per ply of depth.
-    history_prune_margin = 4096, 512..=12288, 384;
     /// SEE pruning of captures up to this depth.
     see_noisy_depth = 6, 3..=12, 1;
     /// Capture SEE threshold: minus this times the depth.

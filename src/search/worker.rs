@@ -808,14 +808,6 @@ impl<'a> Worker<'a> {
                         picker.skip_quiets();
                         continue;
                     }
-                    // History pruning: a late quiet move that has failed
-                    // again and again elsewhere.
-                    if depth <= p::history_prune_depth()
-                        && self.history.quiet_score(pos.turn(), m, &context)
-                            < -p::history_prune_margin() * depth
-                    {
-                        continue;
-                    }
                     if lmr_depth <= p::see_quiet_depth()
                         && self.on(Feature::SeePruning)
                         && !see_ge(pos, m, -p::see_quiet_margin() * lmr_depth * lmr_depth)
