@@ -189,16 +189,17 @@ mod tests {
     }
 
     /// Searches that keep finding +300 over the evaluation pull the
-    /// correction up to the 128 cp cap, for that structure and side only.
+    /// correction up to the cap (`correction_limit`), for that structure and side only.
     #[test]
     fn corrections_follow_searches_up_to_the_cap() {
         let mut c = Correction::default();
         let start = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let slot = Slot::of(&start);
         assert_eq!(c.apply(slot, 10), 10);
-        // One depth-15 result moves the average 16/256 of the way.
-        c.update(slot, 15, 0, 100);
-        assert_eq!(c.apply(slot, 10), 10 + 100 * 16 / 256);
+        // One depth-11 result (weight 12, under the weight cap) moves the
+        // average 12/256 of the way.
+        c.update(slot, 11, 0, 100);
+        assert_eq!(c.apply(slot, 10), 10 + 100 * 12 / 256);
         for _ in 0..500 {
             c.update(slot, 20, 0, 3000);
         }
@@ -285,9 +286,10 @@ mod tests {
         let start = pos("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         let pawns_only = [1024, 0, 0, 0];
         let slot = Slot::with(&start, pawns_only);
-        c.update_with(slot, 15, 0, -100, pawns_only);
-        // −6.25 cp, rounded towards zero, as one table's entry / GRAIN.
-        assert_eq!(c.apply_with(slot, 10, pawns_only), 10 - 6);
+        c.update_with(slot, 11, 0, -100, pawns_only);
+        // −4.69 cp (weight 12 of 256), rounded towards zero, as one
+        // table's entry / GRAIN.
+        assert_eq!(c.apply_with(slot, 10, pawns_only), 10 - 4);
         assert!(c.tables[MINORS].iter().flatten().all(|&e| e == 0));
     }
 }

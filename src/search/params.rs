@@ -74,108 +74,108 @@ macro_rules! search_params {
 
 search_params! {
     /// Aspiration windows start at this depth.
-    aspiration_min_depth = 5, 2..=10, 1;
+    aspiration_min_depth = 4, 2..=10, 1;
     /// The first half-width of the aspiration window, in centipawns.
     aspiration_delta = 20, 5..=60, 3;
     /// Added to the window's growth (half its width) after each fail.
     aspiration_growth = 10, 0..=40, 2;
     /// A half-width past this opens the window fully.
-    aspiration_full = 1000, 300..=3000, 100;
+    aspiration_full = 1029, 300..=3000, 100;
 
     /// Reverse futility pruning up to this depth.
     rfp_depth = 8, 4..=14, 1;
     /// Reverse futility margin per ply of depth.
-    rfp_margin = 80, 30..=160, 6;
+    rfp_margin = 77, 30..=160, 6;
 
     /// Null-move pruning from this depth.
-    nmp_min_depth = 3, 1..=6, 1;
+    nmp_min_depth = 2, 1..=6, 1;
     /// The null-move reduction's constant part.
-    nmp_base = 3, 1..=6, 1;
+    nmp_base = 5, 1..=6, 1;
     /// One more ply of null-move reduction per this many plies of depth.
-    nmp_depth_divisor = 4, 2..=8, 1;
+    nmp_depth_divisor = 3, 2..=8, 1;
     /// One more ply of null-move reduction per this many centipawns above beta.
-    nmp_eval_divisor = 200, 80..=400, 15;
+    nmp_eval_divisor = 202, 80..=400, 15;
     /// At most this many plies of reduction for the eval's margin.
     nmp_eval_max = 3, 0..=6, 1;
     /// From this depth a null-move cutoff is verified by a real search.
     nmp_verify_depth = 10, 6..=20, 1;
 
     /// ProbCut from this depth.
-    probcut_min_depth = 5, 3..=9, 1;
+    probcut_min_depth = 4, 3..=9, 1;
     /// ProbCut's bound above beta, in centipawns.
-    probcut_margin = 200, 80..=400, 15;
+    probcut_margin = 196, 80..=400, 15;
     /// ProbCut's search is this many plies shallower.
     probcut_reduction = 4, 2..=6, 1;
 
     /// Internal iterative reduction from this depth.
-    iir_min_depth = 4, 2..=8, 1;
+    iir_min_depth = 2, 2..=8, 1;
 
     /// Late move pruning up to this depth.
     lmp_depth = 8, 4..=14, 1;
     /// Quiet moves allowed before late move pruning: this plus depth².
-    lmp_base = 3, 0..=10, 1;
+    lmp_base = 7, 0..=10, 1;
 
     /// Futility pruning up to this reduced depth.
     futility_depth = 8, 4..=14, 1;
     /// Futility margin's constant part, in centipawns.
-    futility_base = 100, 20..=250, 10;
+    futility_base = 103, 20..=250, 10;
     /// Futility margin per ply of reduced depth.
     futility_margin = 100, 30..=200, 8;
 
     /// SEE pruning of quiet moves up to this reduced depth.
     see_quiet_depth = 8, 4..=14, 1;
     /// Quiet SEE threshold: minus this times the reduced depth squared.
-    see_quiet_margin = 30, 5..=80, 3;
+    see_quiet_margin = 29, 5..=80, 3;
     /// SEE pruning of captures up to this depth.
     see_noisy_depth = 6, 3..=12, 1;
     /// Capture SEE threshold: minus this times the depth.
-    see_noisy_margin = 100, 30..=200, 8;
+    see_noisy_margin = 92, 30..=200, 8;
 
     /// The LMR table's constant, in thousandths of a ply.
-    lmr_base = 750, 0..=1500, 60;
+    lmr_base = 858, 0..=1500, 60;
     /// The LMR table's divisor of ln(depth)·ln(moves), in hundredths.
-    lmr_divisor = 225, 150..=400, 12;
+    lmr_divisor = 194, 150..=400, 12;
     /// Late move reductions from this depth.
-    lmr_min_depth = 3, 2..=6, 1;
+    lmr_min_depth = 2, 2..=6, 1;
     /// Less reduction at PV nodes, in 1/1024 of a ply.
-    lmr_pv = 1024, 0..=2048, 100;
+    lmr_pv = 969, 0..=2048, 100;
     /// More reduction at expected cut nodes, in 1/1024 of a ply.
-    lmr_cut_node = 1024, 0..=2048, 100;
+    lmr_cut_node = 1083, 0..=2048, 100;
     /// More reduction when the eval is not improving, in 1/1024 of a ply.
-    lmr_not_improving = 1024, 0..=2048, 100;
+    lmr_not_improving = 1099, 0..=2048, 100;
     /// Less reduction for a move that gives check, in 1/1024 of a ply.
-    lmr_gives_check = 1024, 0..=2048, 100;
+    lmr_gives_check = 1007, 0..=2048, 100;
     /// A ply less (or more) reduction for every this much quiet history.
-    lmr_history_divisor = 12288, 4096..=32768, 1024;
+    lmr_history_divisor = 12034, 4096..=32768, 1024;
     /// Less reduction for killers and the counter move, in 1/1024 of a ply.
-    lmr_special = 1024, 0..=2048, 100;
+    lmr_special = 1008, 0..=2048, 100;
     /// More reduction for quiets when the TT move is a capture, in 1/1024 of a ply.
-    lmr_tt_capture = 1024, 0..=2048, 100;
+    lmr_tt_capture = 1038, 0..=2048, 100;
     /// Less reduction for captures, in 1/1024 of a ply.
-    lmr_noisy = 1024, 0..=2048, 100;
+    lmr_noisy = 981, 0..=2048, 100;
     /// Less reduction, in 1/1024 plies, at a non-PV node whose position was
     /// on a principal variation when the TT stored it (0: off).
     lmr_tt_pv = 0, 0..=2048, 100;
 
     /// Singular extension from this depth.
-    singular_min_depth = 7, 4..=12, 1;
+    singular_min_depth = 6, 4..=12, 1;
     /// The TT entry may be at most this many plies shallower than the node.
-    singular_tt_depth = 3, 1..=6, 1;
+    singular_tt_depth = 2, 1..=6, 1;
     /// The singular bound: the TT score less this times the depth.
     singular_margin = 2, 1..=6, 1;
 
     /// Delta pruning in quiescence: a capture's gain plus this margin.
-    qsearch_delta = 200, 50..=400, 15;
+    qsearch_delta = 205, 50..=400, 15;
 
     /// The history bonus per depth², capped by `history_bonus_max`.
     history_bonus = 16, 4..=48, 2;
     /// The largest history bonus.
-    history_bonus_max = 1600, 400..=4000, 150;
+    history_bonus_max = 1550, 400..=4000, 150;
 
     /// The largest correction of the static eval, in centipawns.
-    correction_limit = 128, 32..=400, 16;
+    correction_limit = 118, 32..=400, 16;
     /// The heaviest weight (of 256) a search result gets in the correction.
-    correction_max_weight = 16, 4..=64, 2;
+    correction_max_weight = 15, 4..=64, 2;
     /// Each correction table's weight in the sum, out of 1024: the pawns;
     /// the knights, bishops and kings; each side's pieces (0: not used).
     correction_pawn_weight = 1024, 256..=2048, 64;
@@ -277,7 +277,7 @@ mod tests {
         let input = spsa_input();
         let lines: Vec<&str> = input.lines().collect();
         assert_eq!(lines.len(), ALL.len());
-        assert!(lines.contains(&"rfp_margin, int, 80, 30, 160, 6, 0.002"));
+        assert!(lines.contains(&"rfp_margin, int, 77, 30, 160, 6, 0.002"));
         for (line, p) in lines.iter().zip(ALL) {
             let fields: Vec<&str> = line.split(", ").collect();
             assert_eq!(fields.len(), 7, "{line}");
