@@ -2,7 +2,7 @@
 
     python3 -m unittest discover -s engine-tests/lab -p 'test_*.py'
 
-- Elo and its error bar of the issue-19 final match, as fishtest computes them;
+- Elo and its error bar of the final match of the reading of the search, 2026-12-03, as fishtest computes them;
 - the exact LLR against a brute-force maximization written here (coordinate ascent
   with golden-section line searches over the constrained simplex, not the
   Lagrange/secular-equation solution of sprt.py);
@@ -120,7 +120,7 @@ FISHTEST_LOGISTIC = [
 
 
 class EloTest(unittest.TestCase):
-    def test_final_match_of_issue_19(self):
+    def test_final_match_of_the_search_reading(self):
         # The 1,000-game match: fishtest's figures for this pentanomial are
         # +75.88 and a 95% half-width of 14.32 (normal approximation).
         elo, err = sprt.elo_with_error([8, 62, 191, 185, 54])
