@@ -2,7 +2,8 @@
 
     python3 -m unittest discover -s engine-tests/lab -p 'test_*.py'
 
-- Elo and its error bar of the final match of the reading of the search, 2026-12-03, as fishtest computes them;
+- Elo and its error bar of the final match of the reading of the search
+  (2026-12-03), as fishtest computes them;
 - the exact LLR against a brute-force maximization written here (coordinate ascent
   with golden-section line searches over the constrained simplex, not the
   Lagrange/secular-equation solution of sprt.py);
